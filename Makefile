@@ -1,0 +1,147 @@
+# spawnkit top-level Makefile.
+#
+#   make            libspawnkit (static + shared), tools, examples
+#   make test       every test: C suite on each backend the host has, fuzz
+#                   smoke runs, Python, Node.js, and the patched kernel under QEMU
+#   make test-user  every test that needs no patched kernel
+#   make bench      the main benchmark (agent-tools table)
+#   make bench-spawn / bench-batch / bench-node / bench-kernel
+#   make install    PREFIX=/usr/local DESTDIR=
+#
+# Layout: include/spawnkit (public headers, UAPI mirrors), src/common (raw
+# syscalls, kernel advertisement), src/spawn (templates: API, user and kernel
+# backends), src/batch (batches), tools (mdu, total, pathsearch), tests/<area>
+# (one t_*.c per feature), tests/fuzz (libFuzzer targets), bench/, kernel/,
+# python/, node/.  Nothing in src/ calls into tools/, tests/ or bindings.
+
+PREFIX  ?= /usr/local
+DESTDIR ?=
+B       ?= build
+CC      ?= gcc
+VERSION := 0.1.0
+
+CFLAGS  ?= -O2 -g
+WARN    := -Wall -Wextra -Wno-unused-parameter -Wmissing-prototypes -Wshadow
+CPPFLAGS_ALL := -Iinclude -Isrc -D_GNU_SOURCE $(CPPFLAGS)
+CFLAGS_ALL   := -std=gnu11 $(WARN) -fPIC -fvisibility=hidden $(CFLAGS)
+LIBS    := -lpthread $(shell pkg-config --exists liburing 2>/dev/null && echo -luring)
+URING_CPPFLAGS := $(shell pkg-config --exists liburing 2>/dev/null && echo -DSPAWNKIT_HAVE_LIBURING=1)
+
+LIB_SRCS  := $(sort $(wildcard src/*/*.c))
+LIB_ASRCS := $(sort $(wildcard src/*/*.S))
+LIB_OBJS  := $(LIB_SRCS:%.c=$(B)/%.o) $(LIB_ASRCS:%.S=$(B)/%.o)
+HDRS      := $(wildcard include/spawnkit/*.h src/*/*.h)
+
+TEST_SRCS := $(sort $(wildcard tests/*/t_*.c))
+TEST_BINS := $(TEST_SRCS:%.c=$(B)/%)
+TOOL_SRCS := $(sort $(wildcard tools/*.c))
+TOOL_BINS := $(TOOL_SRCS:tools/%.c=$(B)/bin/%)
+EX_SRCS   := $(sort $(wildcard examples/*.c))
+EX_BINS   := $(EX_SRCS:%.c=$(B)/%)
+
+.PHONY: all lib test test-user test-c test-fuzz test-python test-node test-kernel \
+	bench bench-spawn bench-batch bench-node bench-kernel kernel deps install clean
+
+all: lib $(TOOL_BINS) $(EX_BINS)
+
+lib: $(B)/libspawnkit.a $(B)/libspawnkit.so $(B)/spawnkit.pc
+
+$(B)/%.o: %.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(URING_CPPFLAGS) $(CFLAGS_ALL) -c -o $@ $<
+
+$(B)/%.o: %.S
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) -c -o $@ $<
+
+$(B)/libspawnkit.a: $(LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(B)/libspawnkit.so: $(LIB_OBJS) src/libspawnkit.map
+	$(CC) -shared -Wl,-soname,libspawnkit.so.0 -Wl,--version-script=src/libspawnkit.map \
+		-o $@ $(LIB_OBJS) $(LIBS)
+
+$(B)/spawnkit.pc: src/spawnkit.pc.in
+	@mkdir -p $(B)
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
+
+# Tests, tools and examples link the static library so the same binaries run
+# on the host and (built with STATIC=1) inside the QEMU guest.
+LDSTATIC := $(if $(STATIC),-static,)
+$(B)/tests/%: tests/%.c tests/harness.h $(B)/libspawnkit.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) -Itests $(CFLAGS_ALL) -o $@ $< $(B)/libspawnkit.a $(LIBS) $(LDSTATIC)
+
+$(B)/bin/%: tools/%.c $(B)/libspawnkit.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $< $(B)/libspawnkit.a $(LIBS) $(LDSTATIC)
+
+$(B)/examples/%: examples/%.c $(B)/libspawnkit.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $< $(B)/libspawnkit.a $(LIBS) $(LDSTATIC)
+
+test-bins: $(TEST_BINS) $(TOOL_BINS)
+
+# ---- tests ---------------------------------------------------------------
+
+deps:
+	./scripts/install-deps.sh
+
+test: deps
+	./scripts/run-all-tests.sh all
+
+test-user: deps
+	./scripts/run-all-tests.sh user
+
+test-c: lib test-bins
+	./tests/run-tests.sh $(B)
+
+test-fuzz: lib
+	$(MAKE) -C tests/fuzz B=$(abspath $(B)) run
+
+test-python: lib
+	$(MAKE) -C python test
+
+test-node: lib
+	$(MAKE) -C node test
+
+test-kernel:
+	$(MAKE) -C kernel test
+
+kernel:
+	$(MAKE) -C kernel bzImage
+
+# ---- benchmarks ----------------------------------------------------------
+
+bench: deps lib
+	$(MAKE) -C bench/agent_tools run
+
+bench-spawn: lib
+	$(MAKE) -C bench/spawn run B=$(abspath $(B))
+
+bench-batch: lib $(TOOL_BINS)
+	$(MAKE) -C bench/batch run B=$(abspath $(B))
+
+bench-node: lib
+	$(MAKE) -C node bench
+
+bench-kernel:
+	$(MAKE) -C kernel bench
+
+# ---- install -------------------------------------------------------------
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/include/spawnkit $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+		$(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man3
+	install -m 644 include/spawnkit/*.h $(DESTDIR)$(PREFIX)/include/spawnkit/
+	install -m 644 $(B)/libspawnkit.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(B)/libspawnkit.so $(DESTDIR)$(PREFIX)/lib/libspawnkit.so.$(VERSION)
+	ln -sf libspawnkit.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libspawnkit.so.0
+	ln -sf libspawnkit.so.0 $(DESTDIR)$(PREFIX)/lib/libspawnkit.so
+	install -m 644 $(B)/spawnkit.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	$(if $(TOOL_BINS),install -m 755 $(TOOL_BINS) $(DESTDIR)$(PREFIX)/bin/)
+	$(if $(wildcard man/man3/*.3),install -m 644 man/man3/*.3 $(DESTDIR)$(PREFIX)/share/man/man3/)
+
+clean:
+	rm -rf $(B)

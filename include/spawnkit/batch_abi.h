@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
+/*
+ * batch_abi.h - the batch(2) system call ABI, mirrored for user space.
+ *
+ * The kernel series in kernel/patches/ installs the same definitions as
+ * <linux/batch.h>; the emulator and io_uring backends of libspawnkit give the
+ * same observable results for the same program.  Keep them identical.
+ *
+ *   long batch(struct batch_entry *entries, __s64 *results,
+ *              unsigned int count, unsigned int flags);
+ *
+ * Runs entries[0..count) in order, starting at 0.  After entry i ran with
+ * return value r (a syscall's return, or -errno), r is stored in results[i]
+ * and the next entry is i + 1 + jump[k], where k is
+ *   BATCH_ON_ERROR    if -4095 <= r <= -1,
+ *   BATCH_ON_ZERO     if r == 0,
+ *   BATCH_ON_POSITIVE otherwise (r > 0, or r < -4095: a large "negative"
+ *                     value such as an mmap address is not an error).
+ * jump[k] == BATCH_JUMP_END ends the batch; a target at or past count ends it
+ * too.  Jumps are unsigned, so a batch only moves forward and ends within
+ * count steps: no loops, nothing to verify.
+ *
+ * Results: every slot of results[0..count) is written; entries that did not
+ * run hold -ECANCELED.  The kernel copies them back once, at the end.
+ *
+ * Return: the index of the last entry that ran (0..count-1), or -errno for
+ * the call as a whole: EINVAL (flags != 0, count == 0), E2BIG (count >
+ * BATCH_MAX_ENTRIES), EFAULT (entries/results unreadable/unwritable).
+ *
+ * Per-entry errors, stored in the slot (the batch goes on along on_error):
+ *   ENOSYS  unknown number, or a call a batch may not run: batch itself,
+ *           fork, vfork, clone, clone3, execve, execveat, exit, exit_group,
+ *           rt_sigreturn, restart_syscall, spawn_template_spawn.
+ *   EINVAL  entry.flags != 0, or a word copy with args[2..5] != 0 or an
+ *           address that straddles the entries/results arrays.
+ *   EFAULT  a word copy from or to an unmapped address.
+ *   EINTR   a sub-call interrupted by a signal (never restarted: the batch
+ *           as a whole is not re-run).
+ *
+ * Word copy (nr == BATCH_NR_WORDCOPY): copies the 8 bytes at args[0] to
+ * args[1]; result 0.  An address inside the caller's entries or results
+ * array names the batch's own working copy, so a result can become a later
+ * entry's argument: results[i] -> &entries[j].args[k].  Writing into a later
+ * entry's nr or jump fields is allowed; every entry is checked when it runs.
+ * Neither the caller's entries array nor any memory outside the two arrays
+ * and the copy's destination is modified.
+ */
+#ifndef SPAWNKIT_BATCH_ABI_H
+#define SPAWNKIT_BATCH_ABI_H
+
+#include <linux/types.h>
+
+#define BATCH_ON_ERROR		0
+#define BATCH_ON_ZERO		1
+#define BATCH_ON_POSITIVE	2
+
+#define BATCH_JUMP_NEXT		0x0000	/* go on with the next entry */
+#define BATCH_JUMP_END		0xffff	/* end the batch */
+
+#define BATCH_NR_WORDCOPY	(1ULL << 32)	/* outside every syscall table */
+#define BATCH_MAX_ENTRIES	1024
+
+struct batch_entry {
+	__aligned_u64 nr;	/* syscall number, or BATCH_NR_WORDCOPY */
+	__aligned_u64 args[6];	/* word-sized arguments, as in syscall(2) */
+	__u16 jump[3];		/* indexed by BATCH_ON_*: entries to skip */
+	__u16 flags;		/* must be 0 */
+};
+
+/*
+ * How a kernel says it implements batch(2): this file exists and holds one
+ * line "<abi-version> <nr>".  Never issue the number otherwise.
+ */
+#define BATCH_SYSFS_PATH	"/sys/kernel/spawnkit/batch"
+#define BATCH_ABI_VERSION	1
+
+#ifdef __cplusplus
+static_assert(sizeof(struct batch_entry) == 64, "batch ABI");
+static_assert(__builtin_offsetof(struct batch_entry, jump) == 56, "batch ABI");
+#else
+_Static_assert(sizeof(struct batch_entry) == 64, "batch ABI");
+_Static_assert(__builtin_offsetof(struct batch_entry, args) == 8, "batch ABI");
+_Static_assert(__builtin_offsetof(struct batch_entry, jump) == 56, "batch ABI");
+_Static_assert(__builtin_offsetof(struct batch_entry, flags) == 62, "batch ABI");
+#endif
+
+#endif /* SPAWNKIT_BATCH_ABI_H */

@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
+/*
+ * spawn_template.h - the spawn-template kernel ABI, mirrored for user space.
+ *
+ * This file is byte-for-byte the ABI of the spawn_template_create(2) and
+ * spawn_template_spawn(2) system calls (May 2026 proposal), plus one spawnkit
+ * extension flag (SPAWN_TEMPLATE_SPAWN_REPORT_ERRNO) that our kernel series
+ * adds.  The kernel series in kernel/patches/ installs the same definitions
+ * as <linux/spawn_template.h>; keep the two identical.
+ *
+ * Every struct is size-versioned in the clone3()/openat2() way: the caller
+ * passes sizeof(struct); a smaller size than VER0 is EINVAL, a larger one is
+ * accepted only if the extra bytes are zero (E2BIG otherwise).
+ */
+#ifndef SPAWNKIT_SPAWN_TEMPLATE_H
+#define SPAWNKIT_SPAWN_TEMPLATE_H
+
+#include <linux/types.h>
+#include <linux/openat2.h>	/* struct open_how */
+
+/* spawn_template_create() flags */
+#define SPAWN_TEMPLATE_CREATE_CLOEXEC		(1ULL << 0)
+#define SPAWN_TEMPLATE_CREATE_FLAGS		(SPAWN_TEMPLATE_CREATE_CLOEXEC)
+
+/* spawn_template_spawn() flags */
+#define SPAWN_TEMPLATE_SPAWN_INHERIT_FDS	(1ULL << 0)
+/*
+ * spawnkit extension: if the child cannot start (an action or exec fails),
+ * spawn_template_spawn() reaps the child and returns -errno instead of a pid
+ * whose exit status is 127/126/1.  Without it, the proposal's behaviour.
+ */
+#define SPAWN_TEMPLATE_SPAWN_REPORT_ERRNO	(1ULL << 1)
+#define SPAWN_TEMPLATE_SPAWN_FLAGS \
+	(SPAWN_TEMPLATE_SPAWN_INHERIT_FDS | SPAWN_TEMPLATE_SPAWN_REPORT_ERRNO)
+
+/* Action types (struct spawn_template_action.type) */
+#define SPAWN_TEMPLATE_ACTION_CLOSE		0
+#define SPAWN_TEMPLATE_ACTION_DUP2		1
+#define SPAWN_TEMPLATE_ACTION_FCHDIR		2
+#define SPAWN_TEMPLATE_ACTION_OPEN		3
+#define SPAWN_TEMPLATE_ACTION_CLOSE_RANGE	4
+#define SPAWN_TEMPLATE_ACTION_SIGMASK		5
+#define SPAWN_TEMPLATE_ACTION_SIGDEFAULT	6
+
+/* At most this many actions per spawn (E2BIG above). */
+#define SPAWN_TEMPLATE_ACTIONS_MAX		256
+
+/*
+ * CLOSE_RANGE with newfd == SPAWN_TEMPLATE_FD_MAX closes up to the highest
+ * open fd (the close_range(fd, ~0U) of the action world).
+ */
+#define SPAWN_TEMPLATE_FD_MAX			0x7fffffff
+
+struct spawn_template_action {
+	__u32 type;		/* SPAWN_TEMPLATE_ACTION_* */
+	__u32 flags;		/* DUP2: O_CLOEXEC; CLOSE_RANGE: CLOSE_RANGE_* */
+	__s32 fd;		/* source fd, dirfd (OPEN), first fd (CLOSE_RANGE) */
+	__s32 newfd;		/* target fd (DUP2, OPEN), last fd (CLOSE_RANGE) */
+	__aligned_u64 arg;	/* OPEN: spawn_template_open *; SIG*: spawn_template_sigset * */
+};
+
+struct spawn_template_open {
+	__aligned_u64 path;	/* const char * */
+	struct open_how how;	/* as for openat2(2) */
+};
+
+struct spawn_template_sigset {
+	__aligned_u64 sigset;	/* const sigset_t * (kernel layout) */
+	__aligned_u64 sigsetsize; /* must be the kernel's sigset size (8 on x86_64) */
+};
+
+struct spawn_template_create_args {
+	__aligned_u64 flags;	/* SPAWN_TEMPLATE_CREATE_* */
+	__s32 execfd;		/* an open executable, or -1 */
+	__u32 exec_flags;	/* reserved, must be 0 */
+	__aligned_u64 filename;	/* absolute path (const char *), or 0 */
+	__aligned_u64 actions;	/* reserved at create time, must be 0 */
+	__aligned_u64 actions_len; /* reserved at create time, must be 0 */
+	__aligned_u64 reserved[4]; /* must be 0 */
+};
+#define SPAWN_TEMPLATE_CREATE_ARGS_SIZE_VER0	72
+
+struct spawn_template_spawn_args {
+	__aligned_u64 flags;	/* SPAWN_TEMPLATE_SPAWN_* */
+	__aligned_u64 pidfd;	/* int *: receives the child's pidfd */
+	__aligned_u64 argv;	/* char *const * */
+	__aligned_u64 envp;	/* char *const * */
+	__aligned_u64 actions;	/* const struct spawn_template_action * */
+	__aligned_u64 actions_len; /* number of actions */
+	__aligned_u64 reserved[4]; /* must be 0 */
+};
+#define SPAWN_TEMPLATE_SPAWN_ARGS_SIZE_VER0	80
+
+/* Exit statuses of a child that could not start (proposal behaviour). */
+#define SPAWN_TEMPLATE_EXIT_ENOENT		127
+#define SPAWN_TEMPLATE_EXIT_EACCES		126	/* also ENOEXEC */
+#define SPAWN_TEMPLATE_EXIT_OTHER		1
+
+/*
+ * How a kernel says it implements these calls: the file below exists and
+ * holds one line "<abi-version> <nr-create> <nr-spawn>".  A library must not
+ * issue either number unless the file says so.
+ */
+#define SPAWN_TEMPLATE_SYSFS_PATH	"/sys/kernel/spawnkit/spawn_template"
+#define SPAWN_TEMPLATE_ABI_VERSION	1
+
+#ifdef __cplusplus
+#define SPAWNKIT__SA static_assert
+#else
+#define SPAWNKIT__SA _Static_assert
+#endif
+#define SPAWNKIT__OFF(t, f) __builtin_offsetof(struct t, f)
+
+SPAWNKIT__SA(sizeof(struct spawn_template_action) == 24, "action ABI");
+SPAWNKIT__SA(SPAWNKIT__OFF(spawn_template_action, type) == 0, "action ABI");
+SPAWNKIT__SA(SPAWNKIT__OFF(spawn_template_action, flags) == 4, "action ABI");
+SPAWNKIT__SA(SPAWNKIT__OFF(spawn_template_action, fd) == 8, "action ABI");
+SPAWNKIT__SA(SPAWNKIT__OFF(spawn_template_action, newfd) == 12, "action ABI");
+SPAWNKIT__SA(SPAWNKIT__OFF(spawn_template_action, arg) == 16, "action ABI");
+SPAWNKIT__SA(sizeof(struct spawn_template_open) == 32, "open ABI");
+SPAWNKIT__SA(SPAWNKIT__OFF(spawn_template_open, how) == 8, "open ABI");
+SPAWNKIT__SA(sizeof(struct spawn_template_sigset) == 16, "sigset ABI");
+SPAWNKIT__SA(SPAWNKIT__OFF(spawn_template_sigset, sigsetsize) == 8, "sigset ABI");
+SPAWNKIT__SA(sizeof(struct spawn_template_create_args) ==
+	     SPAWN_TEMPLATE_CREATE_ARGS_SIZE_VER0, "create ABI");
+SPAWNKIT__SA(SPAWNKIT__OFF(spawn_template_create_args, execfd) == 8, "create ABI");
+SPAWNKIT__SA(SPAWNKIT__OFF(spawn_template_create_args, exec_flags) == 12, "create ABI");
+SPAWNKIT__SA(SPAWNKIT__OFF(spawn_template_create_args, filename) == 16, "create ABI");
+SPAWNKIT__SA(SPAWNKIT__OFF(spawn_template_create_args, actions) == 24, "create ABI");
+SPAWNKIT__SA(SPAWNKIT__OFF(spawn_template_create_args, actions_len) == 32, "create ABI");
+SPAWNKIT__SA(SPAWNKIT__OFF(spawn_template_create_args, reserved) == 40, "create ABI");
+SPAWNKIT__SA(sizeof(struct spawn_template_spawn_args) ==
+	     SPAWN_TEMPLATE_SPAWN_ARGS_SIZE_VER0, "spawn ABI");
+SPAWNKIT__SA(SPAWNKIT__OFF(spawn_template_spawn_args, pidfd) == 8, "spawn ABI");
+SPAWNKIT__SA(SPAWNKIT__OFF(spawn_template_spawn_args, argv) == 16, "spawn ABI");
+SPAWNKIT__SA(SPAWNKIT__OFF(spawn_template_spawn_args, envp) == 24, "spawn ABI");
+SPAWNKIT__SA(SPAWNKIT__OFF(spawn_template_spawn_args, actions) == 32, "spawn ABI");
+SPAWNKIT__SA(SPAWNKIT__OFF(spawn_template_spawn_args, actions_len) == 40, "spawn ABI");
+SPAWNKIT__SA(SPAWNKIT__OFF(spawn_template_spawn_args, reserved) == 48, "spawn ABI");
+
+#endif /* SPAWNKIT_SPAWN_TEMPLATE_H */

@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * spawnkit.h - spawn templates on any Linux kernel.
+ *
+ * A template is a handle to one executable, made once; each spawn from it is
+ * one call that starts a vfork-style child, applies per-spawn actions, closes
+ * every fd above 2 (unless asked not to), checks that the executable was not
+ * replaced (-ESTALE) and that the caller's credentials did not change
+ * (-EACCES), execs it, and returns pid and pidfd together.
+ *
+ * Two backends give the same observable behaviour:
+ *   kernel  the spawn_template_create/spawn system calls of spawnkit's kernel
+ *           series; used only where the running kernel advertises them
+ *           (SPAWN_TEMPLATE_SYSFS_PATH);
+ *   user    the same semantics built from clone3/execveat in user space.
+ * SPAWNKIT_BACKEND=user|kernel in the environment forces one (read at each
+ * template creation); forcing "kernel" where there is none gives -ENOSYS.
+ *
+ * Conventions (as liburing): functions return a value >= 0 on success or
+ * -errno on failure and never read or write errno.  All functions are
+ * thread-safe; one template may be used by many threads at once.
+ */
+#ifndef SPAWNKIT_H
+#define SPAWNKIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <signal.h>
+#include <sys/types.h>
+#include <spawnkit/spawn_template.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SPAWNKIT_VERSION_MAJOR 0
+#define SPAWNKIT_VERSION_MINOR 1
+
+/* Backends */
+#define SPAWNKIT_BACKEND_USER	1
+#define SPAWNKIT_BACKEND_KERNEL	2
+
+/*
+ * spawnkit_spawn() flags.  By default a child that cannot start (an action
+ * or exec failed) is reaped by the library and its errno returned, so "not
+ * found" is never confused with "exited 127".
+ */
+#define SPAWNKIT_SPAWN_INHERIT_FDS	(1U << 0) /* keep fds above 2 open */
+#define SPAWNKIT_SPAWN_EXIT_STATUS	(1U << 1) /* proposal behaviour: a child
+						     that cannot start exits
+						     127/126/1 instead */
+#define SPAWNKIT_SPAWN_FLAGS (SPAWNKIT_SPAWN_INHERIT_FDS | SPAWNKIT_SPAWN_EXIT_STATUS)
+
+struct spawnkit_template;
+
+/* Which backend a template made now would use, or -ENOSYS if forced kernel
+ * is absent, -EINVAL if SPAWNKIT_BACKEND holds an unknown name. */
+int spawnkit_backend(void);
+/* "user", "kernel", or "unknown". */
+const char *spawnkit_backend_name(int backend);
+/* 1 if the running kernel advertises the spawn-template calls, else 0. */
+int spawnkit_kernel_has_spawn_template(void);
+
+/*
+ * Make a template.  flags: 0 or SPAWN_TEMPLATE_CREATE_CLOEXEC, which makes
+ * the template's own fd (the kernel template fd, or the user backend's pinned
+ * exec fd) close-on-exec; almost every caller wants it.
+ *   _create:      from an absolute path (EINVAL if relative)
+ *   _create_fd:   from an open fd of the executable (the fd is not taken over)
+ *   _create_args: the raw ABI: struct and its size, as the kernel call takes it
+ * Errors: EINVAL, E2BIG, EBADF, EACCES (not a regular file, noexec mount, not
+ * executable, not mappable), ENOENT and the other errors of open(2), ENOMEM.
+ */
+int spawnkit_template_create(const char *path, uint64_t flags,
+			     struct spawnkit_template **tp);
+int spawnkit_template_create_fd(int execfd, uint64_t flags,
+				struct spawnkit_template **tp);
+int spawnkit_template_create_args(const struct spawn_template_create_args *args,
+				  size_t size, struct spawnkit_template **tp);
+
+/* Release a template (NULL is a no-op). */
+void spawnkit_template_destroy(struct spawnkit_template *t);
+
+int spawnkit_template_backend(const struct spawnkit_template *t);
+/* Absolute path the template was made from, or NULL if made from an fd. */
+const char *spawnkit_template_path(const struct spawnkit_template *t);
+/* The kernel template fd (kernel backend) or the pinned exec fd (user). */
+int spawnkit_template_fd(const struct spawnkit_template *t);
+
+/*
+ * Start a child from a template.  argv/envp as for execve(2) (envp NULL: an
+ * empty environment).  actions[0..nr_actions) run in order in the child.
+ * On success returns the child's pid and, if pidfd != NULL, stores its pidfd
+ * there (O_CLOEXEC; the caller closes it).  With pidfd == NULL the library
+ * closes the pidfd and the caller reaps the child by pid.
+ * Errors: ESTALE (executable replaced or rewritten: make a new template),
+ * EACCES (credentials changed since create), EINVAL, E2BIG, EFAULT, and,
+ * unless SPAWNKIT_SPAWN_EXIT_STATUS, the errno of a failed action or exec
+ * (ENOENT, EACCES, ENOEXEC, EBADF, ENOTDIR, ...), the child already reaped.
+ */
+pid_t spawnkit_spawn(struct spawnkit_template *t, char *const argv[],
+		     char *const envp[],
+		     const struct spawn_template_action *actions,
+		     unsigned int nr_actions, unsigned int flags, int *pidfd);
+
+/* The raw ABI form of spawn: flags are SPAWN_TEMPLATE_SPAWN_* (kernel
+ * flags, so without REPORT_ERRNO the proposal's exit-status behaviour). */
+pid_t spawnkit_spawn_args(struct spawnkit_template *t,
+			  struct spawn_template_spawn_args *args, size_t size);
+
+/* Raw system calls: -ENOSYS unless the kernel advertises them. */
+int spawnkit_sys_spawn_template_create(struct spawn_template_create_args *args,
+				       size_t size);
+pid_t spawnkit_sys_spawn_template_spawn(int template_fd,
+					struct spawn_template_spawn_args *args,
+					size_t size);
+
+/* ---- action helpers (fill one action; the caller owns the storage) ---- */
+
+static inline void spawnkit_action_close(struct spawn_template_action *a, int fd)
+{
+	memset(a, 0, sizeof(*a));
+	a->type = SPAWN_TEMPLATE_ACTION_CLOSE;
+	a->fd = fd;
+}
+
+/* flags: 0 or O_CLOEXEC (for the new fd) */
+static inline void spawnkit_action_dup2(struct spawn_template_action *a,
+					int fd, int newfd, unsigned int flags)
+{
+	memset(a, 0, sizeof(*a));
+	a->type = SPAWN_TEMPLATE_ACTION_DUP2;
+	a->flags = flags;
+	a->fd = fd;
+	a->newfd = newfd;
+}
+
+static inline void spawnkit_action_fchdir(struct spawn_template_action *a, int dirfd)
+{
+	memset(a, 0, sizeof(*a));
+	a->type = SPAWN_TEMPLATE_ACTION_FCHDIR;
+	a->fd = dirfd;
+}
+
+/* o must stay valid until spawn returns; path relative to dirfd. */
+static inline void spawnkit_action_open(struct spawn_template_action *a,
+					struct spawn_template_open *o,
+					int dirfd, const char *path,
+					uint64_t oflags, uint64_t mode, int newfd)
+{
+	memset(a, 0, sizeof(*a));
+	memset(o, 0, sizeof(*o));
+	o->path = (uint64_t)(uintptr_t)path;
+	o->how.flags = oflags;
+	o->how.mode = mode;
+	a->type = SPAWN_TEMPLATE_ACTION_OPEN;
+	a->fd = dirfd;
+	a->newfd = newfd;
+	a->arg = (uint64_t)(uintptr_t)o;
+}
+
+/* last == SPAWN_TEMPLATE_FD_MAX: up to the highest fd */
+static inline void spawnkit_action_close_range(struct spawn_template_action *a,
+					       int first, int last, unsigned int flags)
+{
+	memset(a, 0, sizeof(*a));
+	a->type = SPAWN_TEMPLATE_ACTION_CLOSE_RANGE;
+	a->flags = flags;
+	a->fd = first;
+	a->newfd = last;
+}
+
+/* s must stay valid until spawn returns; set points at a kernel-layout
+ * sigset (the first 8 bytes of a glibc sigset_t are that, on x86_64). */
+static inline void spawnkit_action_sigset(struct spawn_template_action *a,
+					  unsigned int type,
+					  struct spawn_template_sigset *s,
+					  const sigset_t *set)
+{
+	memset(a, 0, sizeof(*a));
+	s->sigset = (uint64_t)(uintptr_t)set;
+	s->sigsetsize = 8;	/* _NSIG / 8 on Linux */
+	a->type = type;		/* SPAWN_TEMPLATE_ACTION_SIGMASK or _SIGDEFAULT */
+	a->arg = (uint64_t)(uintptr_t)s;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SPAWNKIT_H */
