@@ -4,7 +4,7 @@
 # Every machine starts bare, so `make test` and `make bench` call this first.
 # Each component lists its needs in scripts/deps/<component>.apt (Debian
 # packages) and scripts/deps/<component>.pip (PyPI requirement lines for the
-# real interpreter /usr/bin/python3, never a pyenv shim).  Nothing is
+# real interpreter behind python3, never the pyenv shim itself).  Nothing is
 # installed that is already there, so a second run costs a few dpkg queries.
 set -eu
 cd "$(dirname "$0")/deps"
@@ -25,29 +25,11 @@ if [ -n "$missing" ]; then
 	apt-get install -y -qq --no-install-recommends $missing >/dev/null
 fi
 
-PY=/usr/bin/python3
+# pip for the real interpreter (see find-python.sh); requirements that are
+# already satisfied make no network request.
+PY=$(../find-python.sh)
 for c in $comps; do
 	[ -f "$c.pip" ] || continue
-	if ! $PY - "$c.pip" <<'PYEOF'
-import sys, importlib.metadata as md
-from packaging.requirements import Requirement
-ok = True
-for line in open(sys.argv[1]):
-    line = line.split('#')[0].strip()
-    if not line:
-        continue
-    r = Requirement(line)
-    try:
-        v = md.version(r.name)
-    except md.PackageNotFoundError:
-        ok = False
-        continue
-    if r.specifier and v not in r.specifier:
-        ok = False
-sys.exit(0 if ok else 1)
-PYEOF
-	then
-		echo "install-deps: pip install -r $c.pip"
-		$PY -m pip install -q --break-system-packages -r "$c.pip"
-	fi
+	$PY -m pip install -q --disable-pip-version-check -r "$c.pip" 2>&1 |
+		grep -v 'Running pip as the .root. user' || true
 done
