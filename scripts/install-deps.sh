@@ -30,6 +30,5 @@ fi
 PY=$(../find-python.sh)
 for c in $comps; do
 	[ -f "$c.pip" ] || continue
-	$PY -m pip install -q --disable-pip-version-check -r "$c.pip" 2>&1 |
-		grep -v 'Running pip as the .root. user' || true
+	PIP_ROOT_USER_ACTION=ignore $PY -m pip install -q --disable-pip-version-check -r "$c.pip"
 done
