@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: MIT */
+#include <fcntl.h>
+#include <linux/close_range.h>
+
+#include "common/sys.h"
+#include "common/ucopy.h"
+#include "spawn/actions.h"
+
+/* The kernel's sigset_t on Linux: 64 signals, 8 bytes. */
+#define SK_SIGSETSIZE 8
+
+static int copy_sigset(uint64_t uarg, uint64_t *set)
+{
+	struct spawn_template_sigset s;
+	int ret;
+
+	if (!uarg)
+		return -EINVAL;
+	ret = sk_copy_in(&s, uarg, sizeof(s));
+	if (ret)
+		return ret;
+	if (s.sigsetsize != SK_SIGSETSIZE)
+		return -EINVAL;
+	return sk_copy_in(set, s.sigset, SK_SIGSETSIZE);
+}
+
+static int check_one(const struct spawn_template_action *a, struct sk_action *k)
+{
+	struct spawn_template_open o;
+	int ret;
+
+	k->type = a->type;
+	k->flags = a->flags;
+	k->fd = a->fd;
+	k->newfd = a->newfd;
+	k->path = 0;
+	k->sigset = 0;
+	k->how.flags = k->how.mode = k->how.resolve = 0;
+
+	/* A field the type does not use must be zero: room to grow. */
+	switch (a->type) {
+	case SPAWN_TEMPLATE_ACTION_CLOSE:
+	case SPAWN_TEMPLATE_ACTION_FCHDIR:
+		if (a->fd < 0 || a->newfd || a->flags || a->arg)
+			return -EINVAL;
+		return 0;
+	case SPAWN_TEMPLATE_ACTION_DUP2:
+		if (a->fd < 0 || a->newfd < 0 || (a->flags & ~(uint32_t)O_CLOEXEC) || a->arg)
+			return -EINVAL;
+		return 0;
+	case SPAWN_TEMPLATE_ACTION_OPEN:
+		if (a->fd < AT_FDCWD || a->newfd < 0 || a->flags || !a->arg)
+			return -EINVAL;
+		ret = sk_copy_in(&o, a->arg, sizeof(o));
+		if (ret)
+			return ret;
+		k->path = o.path;
+		k->how = o.how;
+		return 0;
+	case SPAWN_TEMPLATE_ACTION_CLOSE_RANGE:
+		if (a->fd < 0 || a->newfd < a->fd || a->arg ||
+		    (a->flags & ~(uint32_t)(CLOSE_RANGE_UNSHARE | CLOSE_RANGE_CLOEXEC)))
+			return -EINVAL;
+		return 0;
+	case SPAWN_TEMPLATE_ACTION_SIGMASK:
+	case SPAWN_TEMPLATE_ACTION_SIGDEFAULT:
+		if (a->fd || a->newfd || a->flags)
+			return -EINVAL;
+		return copy_sigset(a->arg, &k->sigset);
+	default:
+		return -EINVAL;
+	}
+}
+
+int sk_actions_copy_in(uint64_t uactions, uint64_t n, struct sk_action *out)
+{
+	struct spawn_template_action chunk[32];
+	uint64_t i, j;
+	int ret;
+
+	if (n > SPAWN_TEMPLATE_ACTIONS_MAX)
+		return -E2BIG;
+	if (n && !uactions)
+		return -EINVAL;
+	for (i = 0; i < n; i += j) {
+		uint64_t m = n - i < 32 ? n - i : 32;
+
+		ret = sk_copy_in(chunk, uactions + i * sizeof(chunk[0]), m * sizeof(chunk[0]));
+		if (ret)
+			return ret;
+		for (j = 0; j < m; j++) {
+			ret = check_one(&chunk[j], &out[i + j]);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+int sk_actions_max_fd(const struct sk_action *a, unsigned int n)
+{
+	int max = -1;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (a[i].fd > max)
+			max = a[i].fd;
+		if (a[i].newfd > max && a[i].newfd != SPAWN_TEMPLATE_FD_MAX)
+			max = a[i].newfd;
+	}
+	return max;
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * actions.h - copy in and check a spawn's actions before anything runs.
+ *
+ * The result is a self-contained array the vfork-style child reads: every
+ * pointer the child would otherwise chase (open_how, signal sets) is copied,
+ * so a bad pointer is -EFAULT in the parent, never a fault in the child.
+ * Only an OPEN's path string stays a caller pointer: the child's openat2
+ * reads it and reports EFAULT itself.
+ */
+#ifndef SPAWNKIT_ACTIONS_H
+#define SPAWNKIT_ACTIONS_H
+
+#include <stdint.h>
+#include <spawnkit/spawn_template.h>
+
+struct sk_action {
+	uint32_t type;		/* SPAWN_TEMPLATE_ACTION_* */
+	uint32_t flags;
+	int32_t fd;
+	int32_t newfd;
+	uint64_t path;		/* OPEN: caller's path pointer */
+	struct open_how how;	/* OPEN */
+	uint64_t sigset;	/* SIGMASK / SIGDEFAULT: the set itself */
+};
+
+/*
+ * Copy n actions from the caller's array at uactions into out[] (room for
+ * SPAWN_TEMPLATE_ACTIONS_MAX) and check every field.
+ * Returns 0, -E2BIG (n > max), -EINVAL (a bad field, a count with a null
+ * array), -EFAULT (unreadable array, open or sigset struct).
+ */
+int sk_actions_copy_in(uint64_t uactions, uint64_t n, struct sk_action *out);
+
+/* Largest fd number any action names (not counting FD_MAX ranges), or -1. */
+int sk_actions_max_fd(const struct sk_action *a, unsigned int n);
+
+#endif

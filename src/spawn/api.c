@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The public spawn-template API: argument checks common to both backends,
+ * backend choice, and the convenience forms over the raw ABI structs.
+ */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/kernel_adv.h"
+#include "common/sys.h"
+#include "common/ucopy.h"
+#include "spawn/template.h"
+
+SK_EXPORT int spawnkit_kernel_has_spawn_template(void)
+{
+	return sk_kernel_adv()->spawn_template;
+}
+
+SK_EXPORT int spawnkit_backend(void)
+{
+	const char *e = getenv("SPAWNKIT_BACKEND");
+	int have_kernel = sk_kernel_adv()->spawn_template;
+
+	if (!e || !*e || !strcmp(e, "auto"))
+		return have_kernel ? SPAWNKIT_BACKEND_KERNEL : SPAWNKIT_BACKEND_USER;
+	if (!strcmp(e, "user"))
+		return SPAWNKIT_BACKEND_USER;
+	if (!strcmp(e, "kernel"))
+		return have_kernel ? SPAWNKIT_BACKEND_KERNEL : -ENOSYS;
+	return -EINVAL;
+}
+
+SK_EXPORT const char *spawnkit_backend_name(int backend)
+{
+	switch (backend) {
+	case SPAWNKIT_BACKEND_USER:
+		return "user";
+	case SPAWNKIT_BACKEND_KERNEL:
+		return "kernel";
+	default:
+		return "unknown";
+	}
+}
+
+static int check_create_args(const struct spawn_template_create_args *a)
+{
+	int i;
+
+	if (a->flags & ~SPAWN_TEMPLATE_CREATE_FLAGS || a->exec_flags)
+		return -EINVAL;
+	/* actions at create time are reserved: fd numbers are per process */
+	if (a->actions || a->actions_len)
+		return -EINVAL;
+	for (i = 0; i < 4; i++)
+		if (a->reserved[i])
+			return -EINVAL;
+	if ((a->execfd >= 0) == (a->filename != 0))
+		return -EINVAL;
+	return 0;
+}
+
+SK_EXPORT int spawnkit_template_create_args(const struct spawn_template_create_args *uargs,
+					    size_t size, struct spawnkit_template **tp)
+{
+	struct spawn_template_create_args a;
+	struct spawnkit_template *t;
+	char path[PATH_MAX];
+	int backend, ret;
+	long len;
+
+	if (!tp)
+		return -EINVAL;
+	ret = sk_copy_struct_in(&a, sizeof(a), SPAWN_TEMPLATE_CREATE_ARGS_SIZE_VER0,
+				(uintptr_t)uargs, size);
+	if (!ret)
+		ret = check_create_args(&a);
+	if (ret)
+		return ret;
+	if (a.filename) {
+		len = sk_strncpy_in(path, a.filename, sizeof(path));
+		if (len < 0)
+			return (int)len;
+		/* relative paths name other files after a chdir */
+		if (path[0] != '/')
+			return -EINVAL;
+	}
+	backend = spawnkit_backend();
+	if (backend < 0)
+		return backend;
+
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	t->fd = -1;
+	t->backend = backend;
+	t->ops = backend == SPAWNKIT_BACKEND_KERNEL ? &sk_kernel_backend : &sk_user_backend;
+	if (a.filename && !(t->path = strdup(path))) {
+		free(t);
+		return -ENOMEM;
+	}
+	ret = t->ops->create(t, &a);
+	if (ret) {
+		spawnkit_template_destroy(t);
+		return ret;
+	}
+	*tp = t;
+	return 0;
+}
+
+SK_EXPORT int spawnkit_template_create(const char *path, uint64_t flags,
+				       struct spawnkit_template **tp)
+{
+	struct spawn_template_create_args a;
+
+	memset(&a, 0, sizeof(a));
+	a.flags = flags;
+	a.execfd = -1;
+	a.filename = (uint64_t)(uintptr_t)path;
+	return spawnkit_template_create_args(&a, sizeof(a), tp);
+}
+
+SK_EXPORT int spawnkit_template_create_fd(int execfd, uint64_t flags,
+					  struct spawnkit_template **tp)
+{
+	struct spawn_template_create_args a;
+
+	memset(&a, 0, sizeof(a));
+	a.flags = flags;
+	a.execfd = execfd;
+	return spawnkit_template_create_args(&a, sizeof(a), tp);
+}
+
+SK_EXPORT void spawnkit_template_destroy(struct spawnkit_template *t)
+{
+	if (!t)
+		return;
+	t->ops->destroy(t);
+	free(t->path);
+	free(t);
+}
+
+SK_EXPORT int spawnkit_template_backend(const struct spawnkit_template *t)
+{
+	return t ? t->backend : -EINVAL;
+}
+
+SK_EXPORT const char *spawnkit_template_path(const struct spawnkit_template *t)
+{
+	return t ? t->path : NULL;
+}
+
+SK_EXPORT int spawnkit_template_fd(const struct spawnkit_template *t)
+{
+	return t ? t->fd : -EINVAL;
+}
+
+static int check_spawn_args(const struct spawn_template_spawn_args *a)
+{
+	int i;
+
+	if (a->flags & ~SPAWN_TEMPLATE_SPAWN_FLAGS || !a->pidfd)
+		return -EINVAL;
+	for (i = 0; i < 4; i++)
+		if (a->reserved[i])
+			return -EINVAL;
+	if (a->actions_len > SPAWN_TEMPLATE_ACTIONS_MAX)
+		return -E2BIG;
+	if (a->actions_len && !a->actions)
+		return -EINVAL;
+	return 0;
+}
+
+SK_EXPORT pid_t spawnkit_spawn_args(struct spawnkit_template *t,
+				    struct spawn_template_spawn_args *uargs, size_t size)
+{
+	struct spawn_template_spawn_args a;
+	int ret;
+
+	if (!t)
+		return -EINVAL;
+	ret = sk_copy_struct_in(&a, sizeof(a), SPAWN_TEMPLATE_SPAWN_ARGS_SIZE_VER0,
+				(uintptr_t)uargs, size);
+	if (!ret)
+		ret = check_spawn_args(&a);
+	if (ret)
+		return ret;
+	return t->ops->spawn(t, &a);
+}
+
+SK_EXPORT pid_t spawnkit_spawn(struct spawnkit_template *t, char *const argv[],
+			       char *const envp[],
+			       const struct spawn_template_action *actions,
+			       unsigned int nr_actions, unsigned int flags, int *pidfd)
+{
+	struct spawn_template_spawn_args a;
+	int own_pidfd = -1;
+	pid_t pid;
+	int ret;
+
+	if (!t || (flags & ~SPAWNKIT_SPAWN_FLAGS))
+		return -EINVAL;
+	memset(&a, 0, sizeof(a));
+	a.flags = (flags & SPAWNKIT_SPAWN_INHERIT_FDS) ? SPAWN_TEMPLATE_SPAWN_INHERIT_FDS : 0;
+	if (!(flags & SPAWNKIT_SPAWN_EXIT_STATUS))
+		a.flags |= SPAWN_TEMPLATE_SPAWN_REPORT_ERRNO;
+	a.pidfd = (uint64_t)(uintptr_t)(pidfd ? pidfd : &own_pidfd);
+	a.argv = (uint64_t)(uintptr_t)argv;
+	a.envp = (uint64_t)(uintptr_t)envp;
+	a.actions = (uint64_t)(uintptr_t)actions;
+	a.actions_len = nr_actions;
+	ret = check_spawn_args(&a);
+	if (ret)
+		return ret;
+	pid = t->ops->spawn(t, &a);
+	if (pid > 0 && !pidfd)
+		sk_syscall1(SYS_close, own_pidfd);
+	return pid;
+}

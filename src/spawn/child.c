@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The child side of a user-backend spawn.  Sacred ground: see child.h.
+ * Everything here is a raw system call on memory the parent prepared.
+ */
+#include <fcntl.h>
+#include <signal.h>
+#include <linux/close_range.h>
+#include <linux/openat2.h>
+#include <sys/resource.h>
+
+#include "common/sys.h"
+#include "spawn/child.h"
+
+#define SK_NSIG 64
+
+/* The kernel's struct sigaction on x86_64 (not glibc's). */
+struct sk_ksigaction {
+	void *handler;
+	unsigned long flags;
+	void *restorer;
+	uint64_t mask;
+};
+
+static char *const sk_empty_env[] = { 0 };
+
+int sk_child_exit_status(int err)
+{
+	switch (err) {
+	case ENOENT:
+		return SPAWN_TEMPLATE_EXIT_ENOENT;
+	case EACCES:
+	case ENOEXEC:
+		return SPAWN_TEMPLATE_EXIT_EACCES;
+	default:
+		return SPAWN_TEMPLATE_EXIT_OTHER;
+	}
+}
+
+static void set_default(int sig)
+{
+	struct sk_ksigaction dfl = { .handler = SIG_DFL };
+
+	sk_syscall4(SYS_rt_sigaction, sig, &dfl, 0, 8);
+}
+
+/*
+ * A handler of the parent's must never run in the child: the child shares
+ * the parent's memory until exec, and the exec-time mask may unblock a
+ * pending signal just before execve.  Ignored signals stay ignored (they are
+ * inherited across exec by design).
+ */
+static void reset_handlers(void)
+{
+	struct sk_ksigaction old;
+	int sig;
+
+	for (sig = 1; sig <= SK_NSIG; sig++) {
+		if (sig == SIGKILL || sig == SIGSTOP)
+			continue;
+		if (sk_syscall4(SYS_rt_sigaction, sig, 0, &old, 8))
+			continue;
+		if (old.handler != SIG_DFL && old.handler != SIG_IGN)
+			set_default(sig);
+	}
+}
+
+/* close_range(lo, hi), with a loop for kernels before 5.9. */
+static long close_span(unsigned int lo, unsigned int hi, unsigned int flags)
+{
+	struct rlimit rl;
+	unsigned int fd;
+	long ret;
+
+	if (lo > hi)
+		return 0;
+	ret = sk_syscall3(SYS_close_range, lo, hi, flags);
+	if (ret != -ENOSYS)
+		return ret;
+	if (sk_syscall4(SYS_prlimit64, 0, RLIMIT_NOFILE, 0, &rl) == 0 &&
+	    rl.rlim_cur < hi)
+		hi = rl.rlim_cur ? (unsigned int)rl.rlim_cur - 1 : 0;
+	for (fd = lo; fd <= hi && fd >= lo; fd++) {
+		if (flags & CLOSE_RANGE_CLOEXEC)
+			sk_syscall3(SYS_fcntl, fd, F_SETFD, FD_CLOEXEC);
+		else
+			sk_syscall1(SYS_close, fd);
+	}
+	return 0;
+}
+
+/* Close [lo, hi] except the exec fd, which is ours, not the caller's. */
+static long close_span_keep(unsigned int lo, unsigned int hi, unsigned int flags, int xfd)
+{
+	long ret;
+
+	if ((flags & CLOSE_RANGE_CLOEXEC) || xfd < 0 ||
+	    (unsigned int)xfd < lo || (unsigned int)xfd > hi)
+		return close_span(lo, hi, flags);
+	ret = (unsigned int)xfd > lo ? close_span(lo, xfd - 1, flags) : 0;
+	if (!ret && (unsigned int)xfd < hi)
+		ret = close_span(xfd + 1, hi, flags);
+	return ret;
+}
+
+/*
+ * An action is about to replace or close fd number *xfd, where the pinned
+ * executable lives: move the executable first, to a number no action names.
+ */
+static long relocate(int *xfd, int reloc_base)
+{
+	long nfd = sk_syscall3(SYS_fcntl, *xfd, F_DUPFD_CLOEXEC, reloc_base);
+
+	if (nfd < 0)
+		return nfd;
+	sk_syscall1(SYS_close, *xfd);
+	*xfd = (int)nfd;
+	return 0;
+}
+
+static long do_open(const struct sk_action *a)
+{
+	long fd, ret;
+
+	fd = sk_syscall4(SYS_openat2, a->fd, a->path, &a->how, sizeof(a->how));
+	if (fd == -ENOSYS && !a->how.resolve)	/* before 5.6 */
+		fd = sk_syscall4(SYS_openat, a->fd, a->path, a->how.flags, a->how.mode);
+	if (fd < 0 || fd == a->newfd)
+		return fd < 0 ? fd : 0;
+	ret = sk_syscall3(SYS_dup3, fd, a->newfd, a->how.flags & O_CLOEXEC);
+	sk_syscall1(SYS_close, fd);
+	return ret < 0 ? ret : 0;
+}
+
+static long run_action(const struct sk_action *a, int *xfd, int reloc_base, uint64_t *mask)
+{
+	long ret = 0;
+	int sig;
+
+	switch (a->type) {
+	case SPAWN_TEMPLATE_ACTION_CLOSE:
+		if (a->fd == *xfd && (ret = relocate(xfd, reloc_base)))
+			return ret;
+		return sk_syscall1(SYS_close, a->fd);
+	case SPAWN_TEMPLATE_ACTION_DUP2:
+		if (a->fd == a->newfd) {	/* only: is it open? */
+			ret = sk_syscall2(SYS_fcntl, a->fd, F_GETFD);
+			return ret < 0 ? ret : 0;
+		}
+		if (a->newfd == *xfd && (ret = relocate(xfd, reloc_base)))
+			return ret;
+		ret = sk_syscall3(SYS_dup3, a->fd, a->newfd, a->flags);
+		return ret < 0 ? ret : 0;
+	case SPAWN_TEMPLATE_ACTION_FCHDIR:
+		return sk_syscall1(SYS_fchdir, a->fd);
+	case SPAWN_TEMPLATE_ACTION_OPEN:
+		if (a->newfd == *xfd && (ret = relocate(xfd, reloc_base)))
+			return ret;
+		return do_open(a);
+	case SPAWN_TEMPLATE_ACTION_CLOSE_RANGE:
+		return close_span_keep(a->fd, a->newfd == SPAWN_TEMPLATE_FD_MAX ?
+				       ~0U : (unsigned int)a->newfd, a->flags, *xfd);
+	case SPAWN_TEMPLATE_ACTION_SIGMASK:
+		*mask = a->sigset;
+		return 0;
+	case SPAWN_TEMPLATE_ACTION_SIGDEFAULT:
+		for (sig = 1; sig <= SK_NSIG; sig++)
+			if ((a->sigset >> (sig - 1)) & 1 && sig != SIGKILL && sig != SIGSTOP)
+				set_default(sig);
+		return 0;
+	}
+	return -EINVAL;	/* the parent checked the type: not reached */
+}
+
+int sk_child_main(void *arg)
+{
+	struct sk_child_ctx *c = arg;
+	uint64_t mask = c->mask;
+	int xfd = c->execfd;
+	unsigned int i;
+	long ret = 0;
+
+	reset_handlers();
+	for (i = 0; i < c->nr_actions; i++) {
+		ret = run_action(&c->actions[i], &xfd, c->reloc_base, &mask);
+		if (ret < 0)
+			goto fail;
+	}
+	if (!c->inherit_fds) {
+		ret = close_span_keep(3, ~0U, 0, xfd);
+		if (ret < 0)
+			goto fail;
+	}
+	/* SIGKILL and SIGSTOP can never be blocked; say so explicitly. */
+	mask &= ~((1ULL << (SIGKILL - 1)) | (1ULL << (SIGSTOP - 1)));
+	sk_syscall4(SYS_rt_sigprocmask, SIG_SETMASK, &mask, 0, 8);
+
+	if (c->script_path) {
+		ret = sk_syscall3(SYS_execve, c->script_path, c->argv,
+				  c->envp ? c->envp : sk_empty_env);
+	} else {
+		/* A #! script run through its fd needs the fd across exec:
+		 * the interpreter opens /dev/fd/N (as fexecve does). */
+		if (c->script_fd)
+			sk_syscall3(SYS_fcntl, xfd, F_SETFD, 0);
+		ret = sk_syscall5(SYS_execveat, xfd, "", c->argv,
+				  c->envp ? c->envp : sk_empty_env, AT_EMPTY_PATH);
+	}
+fail:
+	c->err = (int)-ret;
+	sk_syscall1(SYS_exit_group, sk_child_exit_status(c->err));
+	return 0;
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * child.h - the vfork-style child of the user-space backend.
+ *
+ * The child shares the parent's memory until it execs (CLONE_VM|CLONE_VFORK)
+ * and runs on a stack inside the parent's frame: no malloc, no locks, no
+ * stdio, no errno, only raw async-signal-safe system calls (common/sys.h).
+ * Every input it reads was copied and checked by the parent beforehand.
+ */
+#ifndef SPAWNKIT_CHILD_H
+#define SPAWNKIT_CHILD_H
+
+#include <stdint.h>
+#include "spawn/actions.h"
+
+struct sk_child_ctx {
+	/* in */
+	int execfd;			/* the pinned executable */
+	const char *script_path;	/* non-NULL: exec this path (a #! script
+					   made from a path: scripts need a
+					   name that survives exec) */
+	int script_fd;			/* 1: a #! script made from an fd */
+	char *const *argv;
+	char *const *envp;
+	const struct sk_action *actions;
+	unsigned int nr_actions;
+	int inherit_fds;
+	int reloc_base;			/* first fd no action names */
+	uint64_t mask;			/* signal mask to exec with */
+	/* out */
+	int err;			/* errno of the failed step, 0 if exec ran */
+};
+
+/* The child's entry point (never returns on success). */
+int sk_child_main(void *ctx);
+
+/* Exit status of a child that failed with errno err (127/126/1). */
+int sk_child_exit_status(int err);
+
+#endif

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The kernel backend: spawnkit's spawn_template_create/spawn system calls.
+ * The numbers come from the kernel's own advertisement (common/kernel_adv.c);
+ * without it these functions return -ENOSYS and issue nothing.
+ */
+#include <spawnkit/spawnkit.h>
+
+#include "common/kernel_adv.h"
+#include "common/sys.h"
+#include "spawn/template.h"
+
+SK_EXPORT int spawnkit_sys_spawn_template_create(struct spawn_template_create_args *args,
+						 size_t size)
+{
+	const struct sk_kernel_adv *adv = sk_kernel_adv();
+
+	if (!adv->spawn_template)
+		return -ENOSYS;
+	return (int)sk_syscall2(adv->nr_spawn_template_create, args, size);
+}
+
+SK_EXPORT pid_t spawnkit_sys_spawn_template_spawn(int template_fd,
+						  struct spawn_template_spawn_args *args,
+						  size_t size)
+{
+	const struct sk_kernel_adv *adv = sk_kernel_adv();
+
+	if (!adv->spawn_template)
+		return -ENOSYS;
+	return (pid_t)sk_syscall3(adv->nr_spawn_template_spawn, template_fd, args, size);
+}
+
+static int kernel_create(struct spawnkit_template *t,
+			 const struct spawn_template_create_args *args)
+{
+	struct spawn_template_create_args a = *args;
+	int fd;
+
+	if (t->path)
+		a.filename = (uint64_t)(uintptr_t)t->path;
+	fd = spawnkit_sys_spawn_template_create(&a, sizeof(a));
+	if (fd < 0)
+		return fd;
+	t->fd = fd;
+	return 0;
+}
+
+static pid_t kernel_spawn(struct spawnkit_template *t,
+			  const struct spawn_template_spawn_args *args)
+{
+	struct spawn_template_spawn_args a = *args;
+
+	return spawnkit_sys_spawn_template_spawn(t->fd, &a, sizeof(a));
+}
+
+static void kernel_destroy(struct spawnkit_template *t)
+{
+	if (t->fd >= 0)
+		sk_syscall1(SYS_close, t->fd);
+}
+
+const struct sk_backend_ops sk_kernel_backend = {
+	.create = kernel_create,
+	.spawn = kernel_spawn,
+	.destroy = kernel_destroy,
+};

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * template.h - what a spawnkit_template is inside, and the backend seam.
+ *
+ * api.c checks the ABI-level arguments (extensible structs, flags, reserved
+ * fields) once for both backends, then calls the chosen backend's ops.  The
+ * kernel backend passes the structs on to the system calls (the kernel checks
+ * them again: it trusts nobody); the user backend implements the semantics.
+ */
+#ifndef SPAWNKIT_TEMPLATE_INTERNAL_H
+#define SPAWNKIT_TEMPLATE_INTERNAL_H
+
+#include <spawnkit/spawnkit.h>
+#include "spawn/creds.h"
+#include "spawn/identity.h"
+
+struct spawnkit_template {
+	const struct sk_backend_ops *ops;
+	int backend;		/* SPAWNKIT_BACKEND_* */
+	int fd;			/* kernel: template fd; user: pinned exec fd */
+	char *path;		/* absolute path, or NULL (made from an fd) */
+	/* user backend only */
+	int is_script;		/* file starts with "#!" */
+	struct sk_identity id;
+	struct sk_creds creds;
+};
+
+struct sk_backend_ops {
+	/* args checked by api.c; t->path already copied in when given */
+	int (*create)(struct spawnkit_template *t, const struct spawn_template_create_args *args);
+	/* args checked by api.c; returns pid or -errno */
+	pid_t (*spawn)(struct spawnkit_template *t, const struct spawn_template_spawn_args *args);
+	void (*destroy)(struct spawnkit_template *t);
+};
+
+extern const struct sk_backend_ops sk_user_backend;
+extern const struct sk_backend_ops sk_kernel_backend;
+
+#endif

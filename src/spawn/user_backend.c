@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The user-space backend: the spawn-template semantics built from clone3,
+ * close_range and execveat, for kernels without spawnkit's system calls.
+ *
+ * What it cannot give: deny-write on the executable while the template
+ * lives (the kernel's ETXTBSY for writers).  The identity key, checked before
+ * every spawn, turns an in-place write into -ESTALE instead.
+ */
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
+#include <sys/wait.h>
+#include <linux/sched.h>
+
+#include "common/sys.h"
+#include "common/ucopy.h"
+#include "spawn/actions.h"
+#include "spawn/child.h"
+#include "spawn/template.h"
+
+/* statfs f_flags: valid bit and noexec (linux/statfs.h, not in glibc's) */
+#define SK_ST_VALID 0x0020
+#ifndef P_PIDFD
+#define P_PIDFD 3
+#endif
+
+/* The child's stack lives in the spawning thread's frame (the thread is
+ * suspended until the child execs or exits, as musl's posix_spawn does). */
+#define SK_CHILD_STACK (32 * 1024)
+/* Actions copied in on the stack up to this many; malloc'd above. */
+#define SK_STACK_ACTIONS 8
+
+long sk_clone3(struct clone_args *args, size_t size, int (*fn)(void *), void *arg);
+
+/* EACCES unless fd is a regular, executable, mappable file on an exec mount. */
+static int check_executable(int fd)
+{
+	struct statfs sfs;
+	struct stat st;
+	long ret, fl;
+	void *map;
+
+	ret = sk_syscall2(SYS_fstat, fd, &st);
+	if (ret)
+		return (int)ret;
+	if (!S_ISREG(st.st_mode))
+		return -EACCES;
+	ret = sk_syscall2(SYS_fstatfs, fd, &sfs);
+	if (ret)
+		return (int)ret;
+	if ((sfs.f_flags & SK_ST_VALID) && (sfs.f_flags & ST_NOEXEC))
+		return -EACCES;
+	ret = sk_syscall5(SYS_faccessat2, fd, "", X_OK, AT_EMPTY_PATH | AT_EACCESS, 0);
+	if (ret == -ENOSYS)	/* before 5.8: at least one x bit */
+		ret = (st.st_mode & 0111) ? 0 : -EACCES;
+	if (ret)
+		return -EACCES;
+	fl = sk_syscall2(SYS_fcntl, fd, F_GETFL);
+	if (fl >= 0 && !(fl & O_PATH)) {
+		/* exec maps the file: a file system that cannot is no use */
+		map = (void *)sk_syscall6(SYS_mmap, 0, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+		if ((unsigned long)map >= -4095UL)
+			return -EACCES;
+		sk_syscall2(SYS_munmap, map, 4096);
+	}
+	return 0;
+}
+
+/* Keep the pinned fd out of 0..2, where the caller's stdio belongs. */
+static int move_above_stdio(int fd)
+{
+	long nfd;
+
+	if (fd >= 3)
+		return fd;
+	nfd = sk_syscall3(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 3);
+	sk_syscall1(SYS_close, fd);
+	return (int)nfd;
+}
+
+static int user_create(struct spawnkit_template *t,
+		       const struct spawn_template_create_args *args)
+{
+	char magic[2];
+	long fd;
+	int ret;
+
+	if (t->path) {
+		fd = sk_syscall4(SYS_openat, AT_FDCWD, t->path, O_RDONLY | O_CLOEXEC, 0);
+		if (fd == -EACCES)	/* execute-only file: exec needs no read */
+			fd = sk_syscall4(SYS_openat, AT_FDCWD, t->path, O_PATH | O_CLOEXEC, 0);
+		if (fd >= 0)
+			fd = move_above_stdio((int)fd);
+	} else {
+		/* Our own reference, not the caller's fd: they may close it. */
+		fd = sk_syscall3(SYS_fcntl, args->execfd, F_DUPFD_CLOEXEC, 3);
+	}
+	if (fd < 0)
+		return (int)fd;
+	t->fd = (int)fd;
+
+	ret = check_executable(t->fd);
+	if (!ret)
+		ret = sk_identity_of_fd(t->fd, &t->id);
+	if (!ret)
+		ret = sk_creds_snapshot(&t->creds);
+	if (ret)
+		return ret;
+	t->is_script = sk_syscall4(SYS_pread64, t->fd, magic, 2, 0) == 2 &&
+		       magic[0] == '#' && magic[1] == '!';
+	if (!(args->flags & SPAWN_TEMPLATE_CREATE_CLOEXEC))
+		sk_syscall3(SYS_fcntl, t->fd, F_SETFD, 0);
+	return 0;
+}
+
+static void user_destroy(struct spawnkit_template *t)
+{
+	if (t->fd >= 0)
+		sk_syscall1(SYS_close, t->fd);
+	sk_creds_release(&t->creds);
+}
+
+/* Still the file we pinned, reachable the way it was made?  0 or -ESTALE. */
+static int check_identity(const struct spawnkit_template *t)
+{
+	struct sk_identity now;
+	int ret;
+
+	ret = t->path ? sk_identity_of_path(t->path, &now) : sk_identity_of_fd(t->fd, &now);
+	if (ret == -EBADF)	/* the caller closed our fd: their bug, say so */
+		return ret;
+	if (ret || !sk_identity_equal(&now, &t->id))
+		return -ESTALE;
+	return 0;
+}
+
+static long start_child(struct sk_child_ctx *ctx, int *pidfd, char *stack)
+{
+	long pid;
+	int saved;
+
+#if defined(__x86_64__)
+	struct clone_args ca;
+
+	memset(&ca, 0, sizeof(ca));
+	ca.flags = CLONE_VM | CLONE_VFORK | CLONE_PIDFD;
+	ca.pidfd = (uint64_t)(uintptr_t)pidfd;
+	ca.exit_signal = SIGCHLD;
+	ca.stack = (uint64_t)(uintptr_t)stack;
+	ca.stack_size = SK_CHILD_STACK;
+	pid = sk_clone3(&ca, sizeof(ca), sk_child_main, ctx);
+	if (pid != -ENOSYS)	/* clone3 is 5.3+, and some seccomp filters hide it */
+		return pid;
+#endif
+	saved = errno;
+	pid = clone(sk_child_main, stack + SK_CHILD_STACK,
+		    CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD, ctx, pidfd);
+	if (pid < 0)
+		pid = -errno;
+	errno = saved;
+	return pid;
+}
+
+/* A child that could not start: reap it (it has exited already). */
+static void reap(long pid, int pidfd)
+{
+	siginfo_t si;
+
+	if (sk_syscall5(SYS_waitid, P_PIDFD, pidfd, &si, WEXITED, 0) == -EINVAL)
+		sk_syscall4(SYS_wait4, pid, 0, 0, 0);	/* before 5.4 */
+	sk_syscall1(SYS_close, pidfd);
+}
+
+static pid_t user_spawn(struct spawnkit_template *t,
+			const struct spawn_template_spawn_args *args)
+{
+	struct sk_action stack_actions[SK_STACK_ACTIONS], *actions = stack_actions;
+	char stack[SK_CHILD_STACK] __attribute__((aligned(16)));
+	struct sk_child_ctx ctx;
+	uint64_t all = ~0ULL, old;
+	int pidfd = -1, probe = -1;
+	long pid;
+	int ret;
+
+	if (args->actions_len > SK_STACK_ACTIONS) {
+		actions = malloc(args->actions_len * sizeof(*actions));
+		if (!actions)
+			return -ENOMEM;
+	}
+	ret = sk_actions_copy_in(args->actions, args->actions_len, actions);
+	/* The pidfd must be storable before a child exists. */
+	if (!ret)
+		ret = sk_copy_out(args->pidfd, &probe, sizeof(probe));
+	if (!ret && !sk_creds_unchanged(&t->creds))
+		ret = -EACCES;
+	if (!ret)
+		ret = check_identity(t);
+	if (ret)
+		goto out;
+
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.execfd = t->fd;
+	ctx.script_path = t->is_script ? t->path : NULL;
+	ctx.script_fd = t->is_script && !t->path;
+	ctx.argv = (char *const *)(uintptr_t)args->argv;
+	ctx.envp = (char *const *)(uintptr_t)args->envp;
+	ctx.actions = actions;
+	ctx.nr_actions = (unsigned int)args->actions_len;
+	ctx.inherit_fds = !!(args->flags & SPAWN_TEMPLATE_SPAWN_INHERIT_FDS);
+	ctx.reloc_base = sk_actions_max_fd(actions, ctx.nr_actions) + 1;
+	if (ctx.reloc_base < 3)
+		ctx.reloc_base = 3;
+
+	/* No signal may reach the child before it has reset the handlers. */
+	sk_syscall4(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, 8);
+	ctx.mask = old;
+	pid = start_child(&ctx, &pidfd, stack);
+	sk_syscall4(SYS_rt_sigprocmask, SIG_SETMASK, &old, 0, 8);
+	if (pid < 0) {
+		ret = (int)pid;
+		goto out;
+	}
+	if (ctx.err && (args->flags & SPAWN_TEMPLATE_SPAWN_REPORT_ERRNO)) {
+		reap(pid, pidfd);
+		ret = -ctx.err;
+		goto out;
+	}
+	*(int *)(uintptr_t)args->pidfd = pidfd;	/* probed above */
+	ret = (int)pid;
+out:
+	if (actions != stack_actions)
+		free(actions);
+	return ret;
+}
+
+const struct sk_backend_ops sk_user_backend = {
+	.create = user_create,
+	.spawn = user_spawn,
+	.destroy = user_destroy,
+};
