@@ -34,6 +34,9 @@ HDRS      := $(wildcard include/spawnkit/*.h src/*/*.h)
 
 TEST_SRCS := $(sort $(wildcard tests/*/t_*.c))
 TEST_BINS := $(TEST_SRCS:%.c=$(B)/%)
+# Programs the tests start (not tests themselves): build/tests/helpers/*
+HELPER_SRCS := $(sort $(wildcard tests/helpers/*.c))
+HELPER_BINS := $(HELPER_SRCS:%.c=$(B)/%)
 TOOL_SRCS := $(sort $(wildcard tools/*.c))
 TOOL_BINS := $(TOOL_SRCS:tools/%.c=$(B)/bin/%)
 EX_SRCS   := $(sort $(wildcard examples/*.c))
@@ -69,7 +72,11 @@ $(B)/spawnkit.pc: src/spawnkit.pc.in
 # Tests, tools and examples link the static library so the same binaries run
 # on the host and (built with STATIC=1) inside the QEMU guest.
 LDSTATIC := $(if $(STATIC),-static,)
-$(B)/tests/%: tests/%.c tests/harness.h $(B)/libspawnkit.a
+$(B)/tests/helpers/%: tests/helpers/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(LDSTATIC)
+
+$(B)/tests/%: tests/%.c tests/harness.h $(wildcard tests/*/*.h) $(B)/libspawnkit.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) -Itests $(CFLAGS_ALL) -o $@ $< $(B)/libspawnkit.a $(LIBS) $(LDSTATIC)
 
@@ -81,7 +88,7 @@ $(B)/examples/%: examples/%.c $(B)/libspawnkit.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $< $(B)/libspawnkit.a $(LIBS) $(LDSTATIC)
 
-test-bins: $(TEST_BINS) $(TOOL_BINS)
+test-bins: $(TEST_BINS) $(HELPER_BINS) $(TOOL_BINS)
 
 # ---- tests ---------------------------------------------------------------
 

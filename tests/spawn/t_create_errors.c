@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: MIT */
+/* Every argument rule and errno of template creation. */
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include "util.h"
+
+static int create_args(struct spawn_template_create_args *a, size_t size)
+{
+	struct spawnkit_template *t = NULL;
+	int ret = spawnkit_template_create_args(a, size, &t);
+
+	if (!ret)
+		spawnkit_template_destroy(t);
+	return ret;
+}
+
+static void base(struct spawn_template_create_args *a, const char *path)
+{
+	memset(a, 0, sizeof(*a));
+	a->flags = SPAWN_TEMPLATE_CREATE_CLOEXEC;
+	a->execfd = -1;
+	a->filename = (uintptr_t)path;
+}
+
+int main(void)
+{
+	const char *probe = probe_path();
+	struct spawn_template_create_args a;
+	unsigned char big[8192];
+	struct spawnkit_template *t = NULL;
+	char *dir = make_tmpdir(), path[256];
+	void *unmapped;
+	int fd, i, fds_before = count_open_fds();
+
+	/* the good cases first, so the errors below mean something */
+	base(&a, probe);
+	CHECK_EQ(create_args(&a, sizeof(a)), 0);
+	a.flags = 0;
+	CHECK_EQ(create_args(&a, sizeof(a)), 0);
+	fd = open(probe, O_RDONLY | O_CLOEXEC);
+	memset(&a, 0, sizeof(a));
+	a.execfd = fd;
+	CHECK_EQ(create_args(&a, sizeof(a)), 0);
+	close(fd);	/* the template took its own reference */
+	fd = open(probe, O_PATH | O_CLOEXEC);
+	a.execfd = fd;
+	CHECK_EQ(create_args(&a, sizeof(a)), 0);	/* O_PATH is enough to exec */
+	close(a.execfd);
+
+	/* size: below VER0 EINVAL, above a page E2BIG, non-zero tail E2BIG */
+	base(&a, probe);
+	CHECK_ERR(create_args(&a, SPAWN_TEMPLATE_CREATE_ARGS_SIZE_VER0 - 8), EINVAL);
+	CHECK_ERR(create_args(&a, 0), EINVAL);
+	memset(big, 0, sizeof(big));
+	memcpy(big, &a, sizeof(a));
+	CHECK_EQ(create_args((void *)big, 128), 0);	/* zero tail: a newer caller */
+	CHECK_EQ(create_args((void *)big, 4096), 0);
+	CHECK_ERR(create_args((void *)big, 4097), E2BIG);
+	big[100] = 1;
+	CHECK_ERR(create_args((void *)big, 128), E2BIG);
+	CHECK_EQ(create_args((void *)big, 100), 0);	/* the byte is past size */
+
+	/* flags, exec_flags, reserved, actions at create: EINVAL */
+	base(&a, probe);
+	a.flags = 1ULL << 1;
+	CHECK_ERR(create_args(&a, sizeof(a)), EINVAL);
+	a.flags = 1ULL << 63;
+	CHECK_ERR(create_args(&a, sizeof(a)), EINVAL);
+	base(&a, probe);
+	a.exec_flags = 1;
+	CHECK_ERR(create_args(&a, sizeof(a)), EINVAL);
+	for (i = 0; i < 4; i++) {
+		base(&a, probe);
+		a.reserved[i] = 1;
+		CHECK_ERR(create_args(&a, sizeof(a)), EINVAL);
+	}
+	base(&a, probe);
+	a.actions = 8;
+	CHECK_ERR(create_args(&a, sizeof(a)), EINVAL);
+	base(&a, probe);
+	a.actions_len = 1;
+	CHECK_ERR(create_args(&a, sizeof(a)), EINVAL);
+
+	/* exactly one of execfd >= 0 and filename */
+	base(&a, probe);
+	a.execfd = 0;
+	CHECK_ERR(create_args(&a, sizeof(a)), EINVAL);
+	memset(&a, 0, sizeof(a));
+	a.execfd = -1;
+	CHECK_ERR(create_args(&a, sizeof(a)), EINVAL);
+
+	/* the path must be absolute */
+	CHECK_ERR(spawnkit_template_create("bin/true", 0, &t), EINVAL);
+	CHECK_ERR(spawnkit_template_create("./probe", 0, &t), EINVAL);
+	CHECK_ERR(spawnkit_template_create("", 0, &t), EINVAL);
+	CHECK_ERR(spawnkit_template_create(NULL, 0, &t), EINVAL);	/* neither given */
+	CHECK_ERR(spawnkit_template_create(probe, 0, NULL), EINVAL);
+
+	/* bad fds: EBADF */
+	CHECK_ERR(spawnkit_template_create_fd(1000000, 0, &t), EBADF);
+	fd = open(probe, O_RDONLY | O_CLOEXEC);
+	close(fd);
+	CHECK_ERR(spawnkit_template_create_fd(fd, 0, &t), EBADF);
+
+	/* not a regular file, not executable: EACCES */
+	CHECK_ERR(spawnkit_template_create("/tmp", 0, &t), EACCES);
+	CHECK_ERR(spawnkit_template_create("/dev/null", 0, &t), EACCES);
+	snprintf(path, sizeof(path), "%s/noexec-bits", dir);
+	copy_file(probe, path, 0644);
+	CHECK_ERR(spawnkit_template_create(path, 0, &t), EACCES);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	CHECK_ERR(spawnkit_template_create_fd(fd, 0, &t), EACCES);
+	close(fd);
+	fd = open("/tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	CHECK_ERR(spawnkit_template_create_fd(fd, 0, &t), EACCES);
+	close(fd);
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	CHECK_EQ(mkfifo(path, 0755), 0);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	CHECK_ERR(spawnkit_template_create_fd(fd, 0, &t), EACCES);
+	close(fd);
+
+	/* a noexec mount: EACCES (we run as root, so we can mount one) */
+	snprintf(path, sizeof(path), "%s/mnt", dir);
+	CHECK_EQ(mkdir(path, 0755), 0);
+	if (mount("spawnkit-test", path, "tmpfs", MS_NOEXEC, "size=16m") == 0) {
+		char file[300];
+
+		snprintf(file, sizeof(file), "%s/prog", path);
+		copy_file(probe, file, 0755);
+		CHECK_ERR(spawnkit_template_create(file, 0, &t), EACCES);
+		fd = open(file, O_RDONLY | O_CLOEXEC);
+		CHECK_ERR(spawnkit_template_create_fd(fd, 0, &t), EACCES);
+		close(fd);
+		CHECK_EQ(umount(path), 0);
+	} else {
+		fprintf(stderr, "FAIL: cannot mount tmpfs (%s): root needed\n", strerror(errno));
+		CHECK(0);
+	}
+
+	/* missing files: the errors of open(2) */
+	CHECK_ERR(spawnkit_template_create("/nonexistent/prog", 0, &t), ENOENT);
+	snprintf(path, sizeof(path), "%s/noexec-bits/x", dir);
+	CHECK_ERR(spawnkit_template_create(path, 0, &t), ENOTDIR);
+	{
+		char longp[PATH_MAX + 16];
+
+		memset(longp, 'a', sizeof(longp));
+		longp[0] = '/';
+		longp[sizeof(longp) - 1] = '\0';
+		CHECK_ERR(spawnkit_template_create(longp, 0, &t), ENAMETOOLONG);
+	}
+
+	/* bad pointers: EFAULT, not a crash */
+	unmapped = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK_ERR(spawnkit_template_create(unmapped, 0, &t), EFAULT);
+	CHECK_ERR(spawnkit_template_create((const char *)8, 0, &t), EFAULT);
+	CHECK_ERR(spawnkit_template_create_args(unmapped, sizeof(a), &t), EFAULT);
+	CHECK_ERR(spawnkit_template_create_args(NULL, sizeof(a), &t), EFAULT);
+	/* a path running into an unmapped page without a NUL */
+	{
+		char *two = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		munmap(two + 4096, 4096);
+		memset(two, 'a', 4096);
+		two[4000] = '/';
+		CHECK_ERR(spawnkit_template_create(two + 4000, 0, &t), EFAULT);
+		munmap(two, 4096);
+	}
+	munmap(unmapped, 4096);
+
+	/* CLOEXEC decides whether the template's fd survives exec */
+	CHECK_EQ(spawnkit_template_create(probe, SPAWN_TEMPLATE_CREATE_CLOEXEC, &t), 0);
+	CHECK_EQ(fcntl(spawnkit_template_fd(t), F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
+	spawnkit_template_destroy(t);
+	CHECK_EQ(spawnkit_template_create(probe, 0, &t), 0);
+	CHECK_EQ(fcntl(spawnkit_template_fd(t), F_GETFD) & FD_CLOEXEC, 0);
+	CHECK(spawnkit_template_fd(t) > 2);
+	CHECK(!strcmp(spawnkit_template_path(t), probe));
+	spawnkit_template_destroy(t);
+	spawnkit_template_destroy(NULL);
+
+	rm_tmpdir(dir);
+	CHECK_EQ(count_open_fds(), fds_before);
+	TEST_DONE();
+}

@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: MIT */
+/* Every argument rule and errno of spawn, checked before anything runs. */
+#include <sys/mman.h>
+#include "util.h"
+
+static struct spawnkit_template *t;
+static char *argv_probe[] = { "probe", "--quiet", NULL };
+
+static pid_t spawn_raw(struct spawn_template_spawn_args *a, size_t size)
+{
+	pid_t pid = spawnkit_spawn_args(t, a, size);
+
+	if (pid > 0) {
+		int pidfd = *(int *)(uintptr_t)a->pidfd;
+
+		wait_pidfd(pidfd);
+	}
+	return pid;
+}
+
+static int pidfd_slot;
+
+static void base(struct spawn_template_spawn_args *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->flags = SPAWN_TEMPLATE_SPAWN_REPORT_ERRNO;
+	a->pidfd = (uintptr_t)&pidfd_slot;
+	a->argv = (uintptr_t)argv_probe;
+	a->envp = (uintptr_t)environ;
+}
+
+/* One action alone: what does spawn say about it? */
+static pid_t one(const struct spawn_template_action *act)
+{
+	struct spawn_template_spawn_args a;
+
+	base(&a);
+	a.actions = (uintptr_t)act;
+	a.actions_len = 1;
+	return spawn_raw(&a, sizeof(a));
+}
+
+static void act(struct spawn_template_action *x, uint32_t type, uint32_t flags,
+		int fd, int newfd, uint64_t arg)
+{
+	x->type = type;
+	x->flags = flags;
+	x->fd = fd;
+	x->newfd = newfd;
+	x->arg = arg;
+}
+
+int main(void)
+{
+	struct spawn_template_spawn_args a;
+	struct spawn_template_action x, many[SPAWN_TEMPLATE_ACTIONS_MAX + 1];
+	struct spawn_template_open o;
+	struct spawn_template_sigset ss;
+	uint64_t set = 0;
+	unsigned char big[8192];
+	void *unmapped;
+	int i, fds_before;
+
+	t = probe_template();
+	fds_before = count_open_fds();
+	unmapped = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	base(&a);
+	CHECK(spawn_raw(&a, sizeof(a)) > 0);
+
+	/* template */
+	CHECK_ERR(spawnkit_spawn_args(NULL, &a, sizeof(a)), EINVAL);
+	CHECK_ERR(spawnkit_spawn(NULL, argv_probe, environ, NULL, 0, 0, NULL), EINVAL);
+
+	/* size rules */
+	CHECK_ERR(spawn_raw(&a, SPAWN_TEMPLATE_SPAWN_ARGS_SIZE_VER0 - 1), EINVAL);
+	memset(big, 0, sizeof(big));
+	memcpy(big, &a, sizeof(a));
+	CHECK(spawn_raw((void *)big, 200) > 0);
+	CHECK_ERR(spawn_raw((void *)big, 4097), E2BIG);
+	big[150] = 7;
+	CHECK_ERR(spawn_raw((void *)big, 200), E2BIG);
+	CHECK_ERR(spawnkit_spawn_args(t, unmapped, sizeof(a)), EFAULT);
+
+	/* flags, pidfd, reserved */
+	base(&a);
+	a.flags |= 1ULL << 2;
+	CHECK_ERR(spawn_raw(&a, sizeof(a)), EINVAL);
+	base(&a);
+	a.pidfd = 0;
+	CHECK_ERR(spawn_raw(&a, sizeof(a)), EINVAL);
+	for (i = 0; i < 4; i++) {
+		base(&a);
+		a.reserved[i] = 1;
+		CHECK_ERR(spawn_raw(&a, sizeof(a)), EINVAL);
+	}
+	CHECK_ERR(spawnkit_spawn(t, argv_probe, environ, NULL, 0, 1U << 5, NULL), EINVAL);
+
+	/* action counts: > 256 E2BIG, a count without an array EINVAL */
+	base(&a);
+	a.actions_len = 1;
+	CHECK_ERR(spawn_raw(&a, sizeof(a)), EINVAL);
+	memset(many, 0, sizeof(many));
+	for (i = 0; i <= SPAWN_TEMPLATE_ACTIONS_MAX; i++)
+		act(&many[i], SPAWN_TEMPLATE_ACTION_DUP2, 0, 1, 1, 0);
+	a.actions = (uintptr_t)many;
+	a.actions_len = SPAWN_TEMPLATE_ACTIONS_MAX + 1;
+	CHECK_ERR(spawn_raw(&a, sizeof(a)), E2BIG);
+	a.actions_len = SPAWN_TEMPLATE_ACTIONS_MAX;
+	CHECK(spawn_raw(&a, sizeof(a)) > 0);
+	a.actions_len = ~0ULL;
+	CHECK_ERR(spawn_raw(&a, sizeof(a)), E2BIG);
+	a.actions = (uintptr_t)unmapped;
+	a.actions_len = 2;
+	CHECK_ERR(spawn_raw(&a, sizeof(a)), EFAULT);
+
+	/* every field an action type does not use must be zero */
+	act(&x, 99, 0, 0, 0, 0);
+	CHECK_ERR(one(&x), EINVAL);
+	act(&x, SPAWN_TEMPLATE_ACTION_CLOSE, 0, -1, 0, 0);
+	CHECK_ERR(one(&x), EINVAL);
+	act(&x, SPAWN_TEMPLATE_ACTION_CLOSE, 1, 50, 0, 0);
+	CHECK_ERR(one(&x), EINVAL);
+	act(&x, SPAWN_TEMPLATE_ACTION_CLOSE, 0, 50, 1, 0);
+	CHECK_ERR(one(&x), EINVAL);
+	act(&x, SPAWN_TEMPLATE_ACTION_CLOSE, 0, 50, 0, 8);
+	CHECK_ERR(one(&x), EINVAL);
+	act(&x, SPAWN_TEMPLATE_ACTION_DUP2, 0, -1, 5, 0);
+	CHECK_ERR(one(&x), EINVAL);
+	act(&x, SPAWN_TEMPLATE_ACTION_DUP2, 0, 1, -1, 0);
+	CHECK_ERR(one(&x), EINVAL);
+	act(&x, SPAWN_TEMPLATE_ACTION_DUP2, O_NONBLOCK, 1, 5, 0);
+	CHECK_ERR(one(&x), EINVAL);
+	act(&x, SPAWN_TEMPLATE_ACTION_DUP2, 0, 1, 5, 8);
+	CHECK_ERR(one(&x), EINVAL);
+	act(&x, SPAWN_TEMPLATE_ACTION_DUP2, O_CLOEXEC, 1, 5, 0);
+	CHECK(one(&x) > 0);
+	act(&x, SPAWN_TEMPLATE_ACTION_FCHDIR, 0, -1, 0, 0);
+	CHECK_ERR(one(&x), EINVAL);
+	act(&x, SPAWN_TEMPLATE_ACTION_FCHDIR, 0, 0, 3, 0);
+	CHECK_ERR(one(&x), EINVAL);
+	act(&x, SPAWN_TEMPLATE_ACTION_FCHDIR, 1, 0, 0, 0);
+	CHECK_ERR(one(&x), EINVAL);
+
+	memset(&o, 0, sizeof(o));
+	o.path = (uintptr_t)"/dev/null";
+	o.how.flags = O_RDONLY;
+	act(&x, SPAWN_TEMPLATE_ACTION_OPEN, 0, AT_FDCWD, 5, (uintptr_t)&o);
+	CHECK(one(&x) > 0);
+	act(&x, SPAWN_TEMPLATE_ACTION_OPEN, 0, AT_FDCWD - 1, 5, (uintptr_t)&o);
+	CHECK_ERR(one(&x), EINVAL);
+	act(&x, SPAWN_TEMPLATE_ACTION_OPEN, 0, AT_FDCWD, -1, (uintptr_t)&o);
+	CHECK_ERR(one(&x), EINVAL);
+	act(&x, SPAWN_TEMPLATE_ACTION_OPEN, 0, AT_FDCWD, 5, 0);
+	CHECK_ERR(one(&x), EINVAL);
+	act(&x, SPAWN_TEMPLATE_ACTION_OPEN, 1, AT_FDCWD, 5, (uintptr_t)&o);
+	CHECK_ERR(one(&x), EINVAL);
+	act(&x, SPAWN_TEMPLATE_ACTION_OPEN, 0, AT_FDCWD, 5, (uintptr_t)unmapped);
+	CHECK_ERR(one(&x), EFAULT);
+
+	act(&x, SPAWN_TEMPLATE_ACTION_CLOSE_RANGE, 0, 5, 4, 0);
+	CHECK_ERR(one(&x), EINVAL);
+	act(&x, SPAWN_TEMPLATE_ACTION_CLOSE_RANGE, 0, -1, 4, 0);
+	CHECK_ERR(one(&x), EINVAL);
+	act(&x, SPAWN_TEMPLATE_ACTION_CLOSE_RANGE, 1, 5, 10, 0);	/* bit 0: not a flag */
+	CHECK_ERR(one(&x), EINVAL);
+	act(&x, SPAWN_TEMPLATE_ACTION_CLOSE_RANGE, 0, 5, 10, 8);
+	CHECK_ERR(one(&x), EINVAL);
+	act(&x, SPAWN_TEMPLATE_ACTION_CLOSE_RANGE, 0, 5, SPAWN_TEMPLATE_FD_MAX, 0);
+	CHECK(one(&x) > 0);
+
+	ss.sigset = (uintptr_t)&set;
+	ss.sigsetsize = 8;
+	for (i = SPAWN_TEMPLATE_ACTION_SIGMASK; i <= SPAWN_TEMPLATE_ACTION_SIGDEFAULT; i++) {
+		act(&x, i, 0, 0, 0, (uintptr_t)&ss);
+		CHECK(one(&x) > 0);
+		act(&x, i, 0, 0, 0, 0);
+		CHECK_ERR(one(&x), EINVAL);
+		act(&x, i, 0, 1, 0, (uintptr_t)&ss);
+		CHECK_ERR(one(&x), EINVAL);
+		act(&x, i, 1, 0, 0, (uintptr_t)&ss);
+		CHECK_ERR(one(&x), EINVAL);
+		act(&x, i, 0, 0, 1, (uintptr_t)&ss);
+		CHECK_ERR(one(&x), EINVAL);
+		act(&x, i, 0, 0, 0, (uintptr_t)unmapped);
+		CHECK_ERR(one(&x), EFAULT);
+		ss.sigsetsize = 16;
+		act(&x, i, 0, 0, 0, (uintptr_t)&ss);
+		CHECK_ERR(one(&x), EINVAL);
+		ss.sigsetsize = 4;
+		CHECK_ERR(one(&x), EINVAL);
+		ss.sigsetsize = 8;
+		ss.sigset = (uintptr_t)unmapped;
+		CHECK_ERR(one(&x), EFAULT);
+		ss.sigset = (uintptr_t)&set;
+	}
+
+	/* a bad action anywhere stops the spawn before anything runs */
+	act(&many[0], SPAWN_TEMPLATE_ACTION_DUP2, 0, 1, 1, 0);
+	act(&many[1], SPAWN_TEMPLATE_ACTION_DUP2, 0, 1, 1, 0);
+	act(&many[2], SPAWN_TEMPLATE_ACTION_CLOSE, 0, -3, 0, 0);
+	base(&a);
+	a.actions = (uintptr_t)many;
+	a.actions_len = 3;
+	CHECK_ERR(spawn_raw(&a, sizeof(a)), EINVAL);
+
+	/* bad pointers in argv/envp/pidfd: errors, not crashes */
+	base(&a);
+	a.pidfd = (uintptr_t)unmapped;
+	CHECK_ERR(spawn_raw(&a, sizeof(a)), EFAULT);
+	base(&a);
+	a.argv = (uintptr_t)unmapped;
+	CHECK_ERR(spawn_raw(&a, sizeof(a)), EFAULT);
+	base(&a);
+	a.envp = (uintptr_t)unmapped;
+	CHECK_ERR(spawn_raw(&a, sizeof(a)), EFAULT);
+	{
+		char *bad_argv[] = { "probe", unmapped, NULL };
+
+		CHECK_ERR(spawnkit_spawn(t, bad_argv, environ, NULL, 0, 0, NULL), EFAULT);
+	}
+
+	munmap(unmapped, 4096);
+	spawnkit_template_destroy(t);
+	CHECK(no_children());
+	CHECK_EQ(count_open_fds(), fds_before - 1);	/* minus the template's */
+	TEST_DONE();
+}

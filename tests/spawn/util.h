@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * util.h - shared helpers of the tests/spawn programs: find the probe
+ * helper, spawn with stdout captured through a pipe, look for lines in what
+ * the probe printed, count fds and children.
+ */
+#ifndef SPAWNKIT_TEST_SPAWN_UTIL_H
+#define SPAWNKIT_TEST_SPAWN_UTIL_H
+
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <unistd.h>
+#include <dirent.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <spawnkit/spawnkit.h>
+#include "harness.h"
+
+#ifndef P_PIDFD
+#define P_PIDFD 3
+#endif
+
+extern char **environ;
+
+/* build/tests/spawn/t_x -> build/tests/helpers/NAME */
+static inline const char *helper_path(const char *name)
+{
+	static char path[PATH_MAX + 64];
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+
+	if (n < 0) {
+		perror("readlink /proc/self/exe");
+		exit(2);
+	}
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	*slash = '\0';
+	slash = strrchr(exe, '/');
+	*slash = '\0';
+	snprintf(path, sizeof(path), "%s/helpers/%s", exe, name);
+	return path;
+}
+
+static inline const char *probe_path(void)
+{
+	return helper_path("probe");
+}
+
+struct run_result {
+	pid_t pid;		/* > 0, or the -errno spawn returned */
+	int status;		/* wait status (valid if pid > 0) */
+	size_t len;
+	char out[1 << 16];
+};
+
+/* Wait for a pidfd child, returning its wait status, and close the pidfd. */
+static inline int wait_pidfd(int pidfd)
+{
+	siginfo_t si;
+	int status = -1;
+
+	memset(&si, 0, sizeof(si));
+	if (syscall(SYS_waitid, P_PIDFD, pidfd, &si, WEXITED, NULL) == 0) {
+		if (si.si_code == CLD_EXITED)
+			status = (si.si_status & 0xff) << 8;
+		else
+			status = si.si_status & 0x7f;
+	}
+	close(pidfd);
+	return status;
+}
+
+/*
+ * Spawn argv from t with stdout on a pipe (DUP2 to 1 first, then the
+ * caller's actions), read all output, wait.  r->pid < 0 is spawn's error.
+ */
+static inline void spawn_capture(struct spawnkit_template *t, char *const argv[],
+				 char *const envp[],
+				 const struct spawn_template_action *acts, unsigned int n,
+				 unsigned int flags, struct run_result *r)
+{
+	struct spawn_template_action all[SPAWN_TEMPLATE_ACTIONS_MAX + 1];
+	int p[2], pidfd = -1;
+	ssize_t got;
+
+	memset(r, 0, sizeof(*r) - sizeof(r->out));
+	r->out[0] = '\0';
+	if (pipe2(p, O_CLOEXEC)) {
+		perror("pipe2");
+		exit(2);
+	}
+	spawnkit_action_dup2(&all[0], p[1], 1, 0);
+	if (n)
+		memcpy(&all[1], acts, n * sizeof(*acts));
+	r->pid = spawnkit_spawn(t, argv, envp, all, n + 1, flags, &pidfd);
+	close(p[1]);
+	if (r->pid > 0) {
+		while (r->len < sizeof(r->out) - 1 &&
+		       (got = read(p[0], r->out + r->len, sizeof(r->out) - 1 - r->len)) > 0)
+			r->len += got;
+		r->out[r->len] = '\0';
+		r->status = wait_pidfd(pidfd);
+	}
+	close(p[0]);
+}
+
+/* Does the output hold this exact line? */
+static inline int has_line(const struct run_result *r, const char *fmt, ...)
+{
+	char want[512];
+	const char *p = r->out;
+	size_t n;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(want, sizeof(want), fmt, ap);
+	va_end(ap);
+	n = strlen(want);
+	while (p && *p) {
+		if (!strncmp(p, want, n) && (p[n] == '\n' || p[n] == '\0'))
+			return 1;
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return 0;
+}
+
+/* Value of the "key HEX" line, or ~0 if absent. */
+static inline unsigned long long hex_line(const struct run_result *r, const char *key)
+{
+	const char *p = r->out;
+	size_t n = strlen(key);
+
+	while (p && *p) {
+		if (!strncmp(p, key, n) && p[n] == ' ')
+			return strtoull(p + n + 1, NULL, 16);
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return ~0ULL;
+}
+
+/* Number of "fd N" lines: the fds the child started with. */
+static inline int fd_lines(const struct run_result *r)
+{
+	const char *p = r->out;
+	int n = 0;
+
+	while (p && *p) {
+		if (!strncmp(p, "fd ", 3))
+			n++;
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return n;
+}
+
+static inline int count_open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	int n = 0;
+
+	while (d && (de = readdir(d)))
+		if (de->d_name[0] != '.')
+			n++;
+	if (d)
+		closedir(d);
+	return n - 1;	/* not the directory's own fd */
+}
+
+/* 1 if this process has no child left, reaped or not. */
+static inline int no_children(void)
+{
+	siginfo_t si;
+
+	return waitid(P_ALL, 0, &si, WEXITED | WNOHANG) == -1 && errno == ECHILD;
+}
+
+/* A template of the probe, or the test fails hard. */
+static inline struct spawnkit_template *probe_template(void)
+{
+	struct spawnkit_template *t = NULL;
+	int ret = spawnkit_template_create(probe_path(), SPAWN_TEMPLATE_CREATE_CLOEXEC, &t);
+
+	if (ret) {
+		fprintf(stderr, "template of %s: %s\n", probe_path(), strerror(-ret));
+		exit(2);
+	}
+	return t;
+}
+
+static inline int is_kernel(const struct spawnkit_template *t)
+{
+	return spawnkit_template_backend(t) == SPAWNKIT_BACKEND_KERNEL;
+}
+
+/* Write a file with the given mode; exits on failure. */
+static inline void write_file(const char *path, const char *text, mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+
+	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text)) {
+		perror(path);
+		exit(2);
+	}
+	close(fd);
+	chmod(path, mode);
+}
+
+/* Copy a file (e.g. the probe) to path with mode; exits on failure. */
+static inline void copy_file(const char *from, const char *to, mode_t mode)
+{
+	char buf[65536];
+	int in = open(from, O_RDONLY | O_CLOEXEC);
+	int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	ssize_t n;
+
+	if (in < 0 || out < 0) {
+		perror(to);
+		exit(2);
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, n) != n) {
+			perror(to);
+			exit(2);
+		}
+	close(in);
+	close(out);
+	chmod(to, mode);
+}
+
+/* A fresh temporary directory, removed by rm_tmpdir(). */
+static inline char *make_tmpdir(void)
+{
+	static char dir[64];
+
+	snprintf(dir, sizeof(dir), "/tmp/spawnkit-test-XXXXXX");
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		exit(2);
+	}
+	return dir;
+}
+
+static inline void rm_tmpdir(const char *dir)
+{
+	char cmd[512];
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	/* flat directories only: no shell needed */
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.' && (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
+			continue;
+		snprintf(cmd, sizeof(cmd), "%s/%s", dir, de->d_name);
+		if (unlink(cmd))
+			rmdir(cmd);
+	}
+	if (d)
+		closedir(d);
+	rmdir(dir);
+}
+
+#endif
