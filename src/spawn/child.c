@@ -139,8 +139,8 @@ static long run_action(const struct sk_action *a, int *xfd, int reloc_base, uint
 
 	switch (a->type) {
 	case SPAWN_TEMPLATE_ACTION_CLOSE:
-		if (a->fd == *xfd && (ret = relocate(xfd, reloc_base)))
-			return ret;
+		if (a->fd == *xfd)	/* moving it away closes that number */
+			return relocate(xfd, reloc_base);
 		return sk_syscall1(SYS_close, a->fd);
 	case SPAWN_TEMPLATE_ACTION_DUP2:
 		if (a->fd == a->newfd) {	/* only: is it open? */
