@@ -1,0 +1,19 @@
+'use strict';
+// spawnkit for Node.js: spawn templates with a child_process-like API.
+const native = require('./lib/native');
+const { Template } = require('./lib/template');
+const { SpawnkitChild } = require('./lib/child');
+const { run, execFile, clearTemplateCache, templateCacheSize } = require('./lib/run');
+const { AbortError } = require('./lib/errors');
+
+module.exports = {
+  Template,
+  SpawnkitChild,
+  run,
+  execFile,
+  clearTemplateCache,
+  templateCacheSize,
+  AbortError,
+  // Whether the addon resolves commands with the C library's PATH search.
+  nativePathSearch: native.pathsearchNative,
+};

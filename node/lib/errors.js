@@ -1,0 +1,44 @@
+'use strict';
+// Error objects shaped like the ones child_process makes, so code written
+// for Node's errors (err.code === 'ENOENT', err.errno, err.syscall, err.path)
+// works unchanged.
+const util = require('node:util');
+
+function errnoName(errno) {
+  try {
+    return util.getSystemErrorName(errno);
+  } catch {
+    return `Unknown system error ${errno}`;
+  }
+}
+
+// errno is negative, as libspawnkit and libuv return it.
+function spawnError(errno, file, args) {
+  const code = errnoName(errno);
+  const err = new Error(`spawn ${file} ${code}`);
+  err.errno = errno;
+  err.code = code;
+  err.syscall = `spawn ${file}`;
+  err.path = file;
+  err.spawnargs = args;
+  return err;
+}
+
+function systemError(errno, syscall) {
+  const code = errnoName(errno);
+  const err = new Error(`${syscall} ${code}`);
+  err.errno = errno;
+  err.code = code;
+  err.syscall = syscall;
+  return err;
+}
+
+class AbortError extends Error {
+  constructor(message = 'The operation was aborted', options = undefined) {
+    super(message, options);
+    this.code = 'ABORT_ERR';
+    this.name = 'AbortError';
+  }
+}
+
+module.exports = { spawnError, systemError, errnoName, AbortError };

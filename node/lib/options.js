@@ -1,0 +1,101 @@
+'use strict';
+// Option checking and conversion shared by Template.spawn and the helpers.
+const { STDIO } = require('./stdio-codes');
+
+function invalidArg(name, value, reason) {
+  const err = new TypeError(`The argument '${name}' ${reason}. Received ${JSON.stringify(value)}`);
+  err.code = 'ERR_INVALID_ARG_VALUE';
+  return err;
+}
+
+function checkString(name, s) {
+  if (typeof s !== 'string') {
+    const err = new TypeError(`The "${name}" argument must be of type string. Received ${typeof s}`);
+    err.code = 'ERR_INVALID_ARG_TYPE';
+    throw err;
+  }
+  if (s.includes('\u0000')) throw invalidArg(name, s, 'must be a string without null bytes');
+  return s;
+}
+
+function checkArgs(args) {
+  if (args === undefined || args === null) return [];
+  if (!Array.isArray(args)) {
+    const err = new TypeError('The "args" argument must be an instance of Array');
+    err.code = 'ERR_INVALID_ARG_TYPE';
+    throw err;
+  }
+  return args.map((a, i) => checkString(`args[${i}]`, String(a)));
+}
+
+// { KEY: value } -> ['KEY=value', ...]; undefined values are left out as
+// child_process does.
+function envPairs(env) {
+  const out = [];
+  for (const key of Object.keys(env)) {
+    const value = env[key];
+    if (value === undefined) continue;
+    out.push(checkString(`options.env['${key}']`, `${key}=${value}`));
+  }
+  return out;
+}
+
+function stdioSlot(value, i, defaults) {
+  if (value === undefined || value === null) value = defaults[i];
+  if (value === 'pipe' || value === 'overlapped') return STDIO.PIPE;
+  if (value === 'ignore') return STDIO.IGNORE;
+  if (value === 'inherit') return STDIO.INHERIT;
+  if (typeof value === 'number' && Number.isInteger(value) && value >= 0) return value;
+  if (value && typeof value === 'object' && typeof value.fd === 'number') return value.fd;
+  throw invalidArg(`options.stdio[${i}]`, value, 'is invalid');
+}
+
+// Default: stdin /dev/null (a tool call must not wait on our stdin),
+// stdout and stderr piped.
+const DEFAULT_STDIO = ['ignore', 'pipe', 'pipe'];
+
+function stdioSpec(stdio) {
+  if (stdio === undefined) return DEFAULT_STDIO.map((v, i) => stdioSlot(v, i, DEFAULT_STDIO));
+  if (typeof stdio === 'string') return [0, 1, 2].map((i) => stdioSlot(stdio, i, DEFAULT_STDIO));
+  if (!Array.isArray(stdio)) throw invalidArg('options.stdio', stdio, 'is invalid');
+  if (stdio.length > 3) {
+    const err = new TypeError('spawnkit: only stdio[0..2] can be set (all fds above 2 are closed in the child)');
+    err.code = 'ERR_INVALID_ARG_VALUE';
+    throw err;
+  }
+  return [0, 1, 2].map((i) => stdioSlot(stdio[i], i, DEFAULT_STDIO));
+}
+
+// Options of child_process.spawn that a template cannot honour: refuse
+// them loudly instead of silently ignoring them.
+const UNSUPPORTED = ['shell', 'uid', 'gid', 'detached', 'serialization'];
+
+function checkSpawnOptions(opts) {
+  if (opts === null || typeof opts !== 'object') {
+    const err = new TypeError('The "options" argument must be of type object');
+    err.code = 'ERR_INVALID_ARG_TYPE';
+    throw err;
+  }
+  for (const k of UNSUPPORTED) {
+    if (opts[k] !== undefined && opts[k] !== false) {
+      const err = new TypeError(`spawnkit: option '${k}' is not supported`);
+      err.code = 'ERR_INVALID_ARG_VALUE';
+      throw err;
+    }
+  }
+  if (opts.cwd !== undefined && opts.cwd !== null) {
+    if (opts.cwd instanceof URL) opts = { ...opts, cwd: require('node:url').fileURLToPath(opts.cwd) };
+    checkString('options.cwd', opts.cwd);
+  }
+  if (opts.timeout !== undefined && !(Number.isFinite(opts.timeout) && opts.timeout >= 0)) {
+    throw invalidArg('options.timeout', opts.timeout, 'must be a non-negative number');
+  }
+  if (opts.signal !== undefined && !(opts.signal instanceof AbortSignal)) {
+    const err = new TypeError('The "options.signal" property must be an instance of AbortSignal');
+    err.code = 'ERR_INVALID_ARG_TYPE';
+    throw err;
+  }
+  return opts;
+}
+
+module.exports = { checkString, checkArgs, envPairs, stdioSpec, checkSpawnOptions };

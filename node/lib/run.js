@@ -1,0 +1,158 @@
+'use strict';
+// Promise helpers over cached templates: run() resolves with whatever the
+// command did; execFile() rejects like util.promisify(child_process.execFile)
+// when it did not exit 0.
+const { Template } = require('./template');
+const { HeadTail } = require('./capture');
+const { spawnError, AbortError } = require('./errors');
+const { resolveCommand } = require('./resolve');
+const { checkString, checkArgs, checkSpawnOptions } = require('./options');
+
+const ESTALE = -116;
+const ENOENT = -2;
+const DEFAULT_MAX_BUFFER = 1024 * 1024; // child_process.execFile's default
+
+// Absolute path -> Template.  A template that went stale (the file was
+// replaced, e.g. a package upgrade renamed a new binary over it) is made
+// again once, transparently.
+const cache = new Map();
+
+function cachedTemplate(absPath) {
+  let t = cache.get(absPath);
+  if (!t) {
+    t = new Template(absPath);
+    cache.set(absPath, t);
+  }
+  return t;
+}
+
+function dropTemplate(absPath) {
+  const t = cache.get(absPath);
+  if (t) t.close();
+  cache.delete(absPath);
+}
+
+function clearTemplateCache() {
+  for (const t of cache.values()) t.close();
+  cache.clear();
+}
+
+function startCached(file, args, opts) {
+  const env = opts.env ?? process.env;
+  const abs = resolveCommand(file, args, env, opts.cwd);
+  for (let attempt = 0; ; attempt++) {
+    let t;
+    try {
+      t = cachedTemplate(abs);
+    } catch (err) {
+      // Report the name the caller used, as child_process does.
+      throw spawnError(err.errno ?? ENOENT, file, args);
+    }
+    const child = t._start(args, { ...opts, argv0: opts.argv0 ?? file });
+    if (typeof child !== 'number') return child;
+    if (child === ESTALE && attempt === 0) {
+      dropTemplate(abs);
+      continue;
+    }
+    if (child === ESTALE || child === ENOENT) dropTemplate(abs);
+    throw spawnError(child, file, args);
+  }
+}
+
+function captureOptions(options) {
+  const opts = checkSpawnOptions(options);
+  const maxBuffer = opts.maxBuffer ?? DEFAULT_MAX_BUFFER;
+  if (!(maxBuffer === Infinity || (Number.isInteger(maxBuffer) && maxBuffer >= 0))) {
+    const err = new RangeError(`The "options.maxBuffer" property must be >= 0. Received ${maxBuffer}`);
+    err.code = 'ERR_OUT_OF_RANGE';
+    throw err;
+  }
+  const hasInput = opts.input !== undefined;
+  return {
+    ...opts,
+    maxBuffer,
+    encoding: opts.encoding ?? 'utf8',
+    killSignal: opts.killSignal ?? 'SIGKILL',
+    stdio: [hasInput ? 'pipe' : (opts.stdin ?? 'ignore'), 'pipe', 'pipe'],
+  };
+}
+
+// The shared body: start, capture, wait for 'close'.
+function runInternal(file, args, options) {
+  checkString('file', file);
+  args = checkArgs(args);
+  let opts;
+  try {
+    opts = captureOptions(options ?? {});
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  if (opts.signal?.aborted) {
+    return Promise.reject(new AbortError(undefined, { cause: opts.signal.reason }));
+  }
+  return new Promise((resolve, reject) => {
+    let child;
+    try {
+      child = startCached(file, args, opts);
+    } catch (err) {
+      err.cmd = [file, ...args].join(' ');
+      err.stdout = opts.encoding === 'buffer' ? Buffer.alloc(0) : '';
+      err.stderr = err.stdout;
+      reject(err);
+      return;
+    }
+    const out = new HeadTail(opts.maxBuffer);
+    const errs = new HeadTail(opts.maxBuffer);
+    let aborted = null;
+    child.stdout.on('data', (c) => out.push(c));
+    child.stderr.on('data', (c) => errs.push(c));
+    child.on('error', (err) => {
+      if (err.name === 'AbortError') aborted = err;
+    });
+    if (opts.input !== undefined) child.stdin.end(opts.input);
+    child.on('close', (code, signal) => {
+      const result = {
+        pid: child.pid,
+        code,
+        signal,
+        stdout: out.value(opts.encoding),
+        stderr: errs.value(opts.encoding),
+        stdoutBytes: out.total,
+        stderrBytes: errs.total,
+        stdoutDropped: out.dropped,
+        stderrDropped: errs.dropped,
+        timedOut: child.timedOut,
+      };
+      if (aborted) {
+        Object.assign(aborted, result);
+        reject(aborted);
+      } else {
+        resolve(result);
+      }
+    });
+  });
+}
+
+// run(cmd, args, options) -> Promise<RunResult>; rejects only when the
+// command could not start (ENOENT, EACCES, ...) or was aborted.
+function run(file, args = [], options = {}) {
+  return runInternal(file, args, options);
+}
+
+// execFile(file, args, options) -> Promise<{stdout, stderr, ...}>; rejects
+// with an error like child_process's (code = exit code, killed, signal,
+// cmd, stdout, stderr) when the command did not exit 0.
+async function execFile(file, args = [], options = {}) {
+  if (args !== null && typeof args === 'object' && !Array.isArray(args)) {
+    options = args;
+    args = [];
+  }
+  const r = await runInternal(file, args, options);
+  if (r.code === 0 && !r.timedOut) return r;
+  const cmd = [file, ...(args ?? [])].join(' ');
+  const err = new Error(`Command failed: ${cmd}\n${r.stderr}`);
+  Object.assign(err, r, { code: r.code, killed: r.signal !== null || r.timedOut, cmd });
+  throw err;
+}
+
+module.exports = { run, execFile, clearTemplateCache, templateCacheSize: () => cache.size };

@@ -1,0 +1,3 @@
+'use strict';
+// Must match src/stdio_plan.h.
+module.exports.STDIO = Object.freeze({ PIPE: -1, IGNORE: -2, INHERIT: -3 });

@@ -1,0 +1,69 @@
+'use strict';
+// Template: one executable, resolved and pinned once, spawned many times.
+const native = require('./native');
+const { SpawnkitChild } = require('./child');
+const { spawnError, systemError } = require('./errors');
+const { resolveCommand } = require('./resolve');
+const { checkString, checkArgs, envPairs, stdioSpec, checkSpawnOptions } = require('./options');
+
+const INHERIT_FDS = 1; // SPAWNKIT_SPAWN_INHERIT_FDS
+
+class Template {
+  // pathOrCommand: an absolute path, a relative path (to process.cwd()), or
+  // a command name looked up in PATH (options.env?.PATH, else process.env).
+  constructor(pathOrCommand, options = {}) {
+    checkString('pathOrCommand', pathOrCommand);
+    const env = options.env ?? process.env;
+    this.file = pathOrCommand;
+    this.path = resolveCommand(pathOrCommand, [], env, options.cwd);
+    const h = native.templateCreate(this.path);
+    if (typeof h === 'number') throw spawnError(h, pathOrCommand, []);
+    this._h = h;
+  }
+
+  // 'user' or 'kernel': which spawnkit backend this template uses.
+  get backend() {
+    const info = this._alive().templateInfo(this._h);
+    return info[0];
+  }
+
+  _alive() {
+    if (!this._h) throw systemError(-9 /* EBADF */, 'spawn_template (closed)');
+    return native;
+  }
+
+  // Start without events: returns a SpawnkitChild, or a negative errno.
+  _start(args, opts) {
+    const argv = [checkString('options.argv0', opts.argv0 ?? this.file), ...args];
+    const envp = envPairs(opts.env ?? process.env);
+    const cwd = opts.cwd ?? null;
+    const spec = stdioSpec(opts.stdio);
+    const flags = opts.inheritFds ? INHERIT_FDS : 0;
+    const child = new SpawnkitChild(this.file, argv);
+    const res = this._alive().spawn(this._h, argv, envp, cwd, spec, flags,
+      (code, sig) => child._onExit(code, sig));
+    if (typeof res === 'number') return res;
+    child._attach(res, opts);
+    return child;
+  }
+
+  // Like child_process.spawn(file, args, options).  A start that fails
+  // (ENOENT, EACCES, ESTALE, a bad cwd) is reported through 'error', as
+  // child_process does; bad arguments throw.
+  spawn(args = [], options = {}) {
+    args = checkArgs(args);
+    const opts = checkSpawnOptions(options);
+    const r = this._start(args, opts);
+    if (typeof r !== 'number') return r;
+    const child = new SpawnkitChild(this.file, [opts.argv0 ?? this.file, ...args]);
+    child._failed(spawnError(r, this.file, args));
+    return child;
+  }
+
+  close() {
+    if (this._h) native.templateDestroy(this._h);
+    this._h = null;
+  }
+}
+
+module.exports = { Template };

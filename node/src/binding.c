@@ -1,0 +1,406 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * binding.c - the N-API surface of the spawnkit addon (plain N-API, C).
+ *
+ * Deliberately thin: JavaScript (lib/) does option parsing, PATH lookup,
+ * streams and errors; this file converts values, calls libspawnkit and hands
+ * back numbers.  System errors come back as negative errno numbers (never
+ * thrown) so lib/errors.js builds the same error objects Node builds.
+ *
+ *   templateCreate(path)                      -> External | -errno
+ *   templateDestroy(tmpl)
+ *   templateInfo(tmpl)                        -> [backendName, fd]
+ *   spawn(tmpl, argv[], envp[]|null, cwd|null, [s0,s1,s2], flags, onExit)
+ *                                             -> [pid, fd0, fd1, fd2, child] | -errno
+ *   kill(child, sig)                          -> 0 | -errno
+ *   killTree(child, sig, inodes[])            -> count | -errno
+ *   ref(child, bool)
+ *   pathsearch(name, PATH)                    -> string | -errno  (when available)
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <node_api.h>
+#include <spawnkit/spawnkit.h>
+
+#include "child_watch.h"
+#include "kill_tree.h"
+#include "stdio_plan.h"
+#include "pathsearch_shim.h"
+
+#ifndef SYS_pidfd_send_signal
+#define SYS_pidfd_send_signal 424
+#endif
+#ifndef P_PIDFD
+#define P_PIDFD 3
+#endif
+
+#define CHECK(call) do { if ((call) != napi_ok) goto napi_fail; } while (0)
+
+static napi_value num(napi_env env, double v)
+{
+	napi_value r;
+
+	napi_create_double(env, v, &r);
+	return r;
+}
+
+static napi_value undef(napi_env env)
+{
+	napi_value r;
+
+	napi_get_undefined(env, &r);
+	return r;
+}
+
+/* A JS string as a malloc'd C string; NULL on error (exception pending). */
+static char *dup_string(napi_env env, napi_value v)
+{
+	size_t len;
+	char *s;
+
+	if (napi_get_value_string_utf8(env, v, NULL, 0, &len) != napi_ok)
+		return NULL;
+	s = malloc(len + 1);
+	if (!s) {
+		napi_throw_error(env, "ENOMEM", "out of memory");
+		return NULL;
+	}
+	napi_get_value_string_utf8(env, v, s, len + 1, &len);
+	return s;
+}
+
+/* A JS array of strings as a NULL-terminated vector in one allocation. */
+static char **dup_string_array(napi_env env, napi_value arr)
+{
+	uint32_t n, i;
+	size_t total = 0, len, off;
+	napi_value item;
+	char **vec;
+	char *pool;
+
+	if (napi_get_array_length(env, arr, &n) != napi_ok)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		if (napi_get_element(env, arr, i, &item) != napi_ok ||
+		    napi_get_value_string_utf8(env, item, NULL, 0, &len) != napi_ok)
+			return NULL;
+		total += len + 1;
+	}
+	vec = malloc((n + 1) * sizeof(char *) + total);
+	if (!vec) {
+		napi_throw_error(env, "ENOMEM", "out of memory");
+		return NULL;
+	}
+	pool = (char *)(vec + n + 1);
+	for (i = 0, off = 0; i < n; i++) {
+		napi_get_element(env, arr, i, &item);
+		napi_get_value_string_utf8(env, item, pool + off, total - off, &len);
+		vec[i] = pool + off;
+		off += len + 1;
+	}
+	vec[n] = NULL;
+	return vec;
+}
+
+static void template_finalize(napi_env env, void *data, void *hint)
+{
+	spawnkit_template_destroy(data);
+}
+
+/* Templates live in an External whose data is cleared on explicit destroy,
+ * so the finalizer and destroy never both free one template. */
+struct template_box {
+	struct spawnkit_template *t;
+};
+
+static void box_finalize(napi_env env, void *data, void *hint)
+{
+	struct template_box *b = data;
+
+	template_finalize(env, b->t, hint);
+	free(b);
+}
+
+static struct template_box *get_box(napi_env env, napi_value v)
+{
+	void *p = NULL;
+
+	if (napi_get_value_external(env, v, &p) != napi_ok)
+		return NULL;
+	return p;
+}
+
+static napi_value js_template_create(napi_env env, napi_callback_info info)
+{
+	size_t argc = 1;
+	napi_value argv[1], ext;
+	struct template_box *b;
+	char *path;
+	int r;
+
+	CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+	path = dup_string(env, argv[0]);
+	if (!path)
+		return NULL;
+	b = calloc(1, sizeof(*b));
+	if (!b) {
+		free(path);
+		return num(env, -ENOMEM);
+	}
+	r = spawnkit_template_create(path, SPAWN_TEMPLATE_CREATE_CLOEXEC, &b->t);
+	free(path);
+	if (r < 0) {
+		free(b);
+		return num(env, r);
+	}
+	if (napi_create_external(env, b, box_finalize, NULL, &ext) != napi_ok) {
+		spawnkit_template_destroy(b->t);
+		free(b);
+		return NULL;
+	}
+	return ext;
+napi_fail:
+	return NULL;
+}
+
+static napi_value js_template_destroy(napi_env env, napi_callback_info info)
+{
+	size_t argc = 1;
+	napi_value argv[1];
+	struct template_box *b;
+
+	CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+	b = get_box(env, argv[0]);
+	if (b) {
+		spawnkit_template_destroy(b->t);
+		b->t = NULL;
+	}
+	return undef(env);
+napi_fail:
+	return NULL;
+}
+
+static napi_value js_template_info(napi_env env, napi_callback_info info)
+{
+	size_t argc = 1;
+	napi_value argv[1], arr, name;
+	struct template_box *b;
+
+	CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+	b = get_box(env, argv[0]);
+	if (!b || !b->t)
+		return num(env, -EBADF);
+	CHECK(napi_create_array_with_length(env, 2, &arr));
+	CHECK(napi_create_string_utf8(env,
+		spawnkit_backend_name(spawnkit_template_backend(b->t)),
+		NAPI_AUTO_LENGTH, &name));
+	CHECK(napi_set_element(env, arr, 0, name));
+	CHECK(napi_set_element(env, arr, 1, num(env, spawnkit_template_fd(b->t))));
+	return arr;
+napi_fail:
+	return NULL;
+}
+
+static void child_finalize(napi_env env, void *data, void *hint)
+{
+	child_watch_release(data);
+}
+
+static napi_value js_spawn(napi_env env, napi_callback_info info)
+{
+	size_t argc = 7;
+	napi_value argv[7], result = NULL, ext, item;
+	napi_valuetype type;
+	struct template_box *b;
+	struct stdio_plan plan;
+	struct child_watch *w;
+	char **args = NULL, **envp = NULL, *cwd = NULL;
+	int spec[3], pidfd = -1, r;
+	uint32_t flags;
+	pid_t pid;
+
+	CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+	b = get_box(env, argv[0]);
+	if (!b || !b->t)
+		return num(env, -EBADF);
+	args = dup_string_array(env, argv[1]);
+	if (!args)
+		goto out;
+	CHECK(napi_typeof(env, argv[2], &type));
+	if (type != napi_null && type != napi_undefined) {
+		envp = dup_string_array(env, argv[2]);
+		if (!envp)
+			goto out;
+	}
+	CHECK(napi_typeof(env, argv[3], &type));
+	if (type == napi_string) {
+		cwd = dup_string(env, argv[3]);
+		if (!cwd)
+			goto out;
+	}
+	for (int i = 0; i < 3; i++) {
+		CHECK(napi_get_element(env, argv[4], i, &item));
+		CHECK(napi_get_value_int32(env, item, &spec[i]));
+	}
+	CHECK(napi_get_value_uint32(env, argv[5], &flags));
+
+	r = stdio_plan_build(&plan, spec, cwd);
+	if (r < 0) {
+		result = num(env, r);
+		goto out;
+	}
+	pid = spawnkit_spawn(b->t, args, envp ? envp : (char *const[]){ NULL },
+			     plan.actions, plan.nr_actions,
+			     flags & SPAWNKIT_SPAWN_INHERIT_FDS, &pidfd);
+	stdio_plan_finish(&plan, pid >= 0);
+	if (pid < 0) {
+		result = num(env, pid);
+		goto out;
+	}
+	r = child_watch_start(env, pid, pidfd, argv[6], &w);
+	if (r < 0) {
+		/* Cannot watch it: do not leave an orphan running. */
+		syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+		waitid(P_PIDFD, (id_t)pidfd, &(siginfo_t){ 0 }, WEXITED);
+		close(pidfd);
+		for (int i = 0; i < 3; i++)
+			if (plan.parent_fd[i] >= 0)
+				close(plan.parent_fd[i]);
+		result = num(env, r);
+		goto out;
+	}
+	CHECK(napi_create_external(env, w, child_finalize, NULL, &ext));
+	CHECK(napi_create_array_with_length(env, 5, &result));
+	CHECK(napi_set_element(env, result, 0, num(env, pid)));
+	for (int i = 0; i < 3; i++)
+		CHECK(napi_set_element(env, result, 1 + i, num(env, plan.parent_fd[i])));
+	CHECK(napi_set_element(env, result, 4, ext));
+out:
+	free(args);
+	free(envp);
+	free(cwd);
+	return result;
+napi_fail:
+	result = NULL;
+	goto out;
+}
+
+static struct child_watch *get_child(napi_env env, napi_value v)
+{
+	void *p = NULL;
+
+	if (napi_get_value_external(env, v, &p) != napi_ok)
+		return NULL;
+	return p;
+}
+
+static napi_value js_kill(napi_env env, napi_callback_info info)
+{
+	size_t argc = 2;
+	napi_value argv[2];
+	struct child_watch *w;
+	int sig;
+
+	CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+	w = get_child(env, argv[0]);
+	CHECK(napi_get_value_int32(env, argv[1], &sig));
+	return num(env, w ? child_watch_kill(w, sig) : -EINVAL);
+napi_fail:
+	return NULL;
+}
+
+static napi_value js_kill_tree(napi_env env, napi_callback_info info)
+{
+	size_t argc = 3;
+	napi_value argv[3], item;
+	struct child_watch *w;
+	unsigned long ino[3];
+	uint32_t n = 0;
+	int sig;
+	double d;
+
+	CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+	w = get_child(env, argv[0]);
+	if (!w)
+		return num(env, -EINVAL);
+	CHECK(napi_get_value_int32(env, argv[1], &sig));
+	CHECK(napi_get_array_length(env, argv[2], &n));
+	if (n > 3)
+		n = 3;
+	for (uint32_t i = 0; i < n; i++) {
+		CHECK(napi_get_element(env, argv[2], i, &item));
+		CHECK(napi_get_value_double(env, item, &d));
+		ino[i] = (unsigned long)d;
+	}
+	return num(env, child_watch_kill_tree(w, sig, ino, (int)n));
+napi_fail:
+	return NULL;
+}
+
+static napi_value js_ref(napi_env env, napi_callback_info info)
+{
+	size_t argc = 2;
+	napi_value argv[2];
+	struct child_watch *w;
+	bool ref;
+
+	CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+	w = get_child(env, argv[0]);
+	CHECK(napi_get_value_bool(env, argv[1], &ref));
+	if (w)
+		child_watch_ref(w, ref);
+	return undef(env);
+napi_fail:
+	return NULL;
+}
+
+static napi_value js_pathsearch(napi_env env, napi_callback_info info)
+{
+	size_t argc = 2;
+	napi_value argv[2], out = NULL;
+	char *name = NULL, *path = NULL, buf[4096];
+	int r;
+
+	CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+	name = dup_string(env, argv[0]);
+	path = name ? dup_string(env, argv[1]) : NULL;
+	if (path) {
+		r = pathsearch_shim(name, path, buf, sizeof(buf));
+		if (r < 0)
+			out = num(env, r);
+		else
+			napi_create_string_utf8(env, buf, NAPI_AUTO_LENGTH, &out);
+	}
+	free(name);
+	free(path);
+	return out;
+napi_fail:
+	return NULL;
+}
+
+static napi_value init(napi_env env, napi_value exports)
+{
+	const napi_property_descriptor props[] = {
+		{ "templateCreate", NULL, js_template_create, NULL, NULL, NULL, napi_default, NULL },
+		{ "templateDestroy", NULL, js_template_destroy, NULL, NULL, NULL, napi_default, NULL },
+		{ "templateInfo", NULL, js_template_info, NULL, NULL, NULL, napi_default, NULL },
+		{ "spawn", NULL, js_spawn, NULL, NULL, NULL, napi_default, NULL },
+		{ "kill", NULL, js_kill, NULL, NULL, NULL, napi_default, NULL },
+		{ "killTree", NULL, js_kill_tree, NULL, NULL, NULL, napi_default, NULL },
+		{ "ref", NULL, js_ref, NULL, NULL, NULL, napi_default, NULL },
+		{ "pathsearch", NULL, js_pathsearch, NULL, NULL, NULL, napi_default, NULL },
+	};
+	napi_value has;
+
+	if (napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props) != napi_ok)
+		return NULL;
+	napi_get_boolean(env, PATHSEARCH_NATIVE, &has);
+	napi_set_named_property(env, exports, "pathsearchNative", has);
+	return exports;
+}
+
+NAPI_MODULE(NODE_GYP_MODULE_NAME, init)

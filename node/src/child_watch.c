@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <uv.h>
+
+#include "child_watch.h"
+#include "kill_tree.h"
+
+#ifndef SYS_pidfd_send_signal
+#define SYS_pidfd_send_signal 424
+#endif
+#ifndef P_PIDFD
+#define P_PIDFD 3
+#endif
+
+struct child_watch {
+	uv_poll_t poll;		/* first: the poll's data points back here */
+	napi_env env;
+	napi_ref on_exit;
+	napi_async_context async;
+	pid_t pid;
+	int pidfd;		/* -1 once reaped */
+	int closed;		/* poll handle closed */
+	int released;		/* JavaScript dropped its handle */
+};
+
+static void maybe_free(struct child_watch *w)
+{
+	if (w->closed && w->released)
+		free(w);
+}
+
+static void on_poll_closed(uv_handle_t *h)
+{
+	struct child_watch *w = h->data;
+
+	w->closed = 1;
+	maybe_free(w);
+}
+
+static void call_on_exit(struct child_watch *w, int code, int sig)
+{
+	napi_env env = w->env;
+	napi_handle_scope scope;
+	napi_value cb, recv, argv[2], result;
+
+	napi_open_handle_scope(env, &scope);
+	napi_get_reference_value(env, w->on_exit, &cb);
+	napi_get_global(env, &recv);	/* make_callback wants an object */
+	napi_create_int32(env, code, &argv[0]);
+	napi_create_int32(env, sig, &argv[1]);
+	/* make_callback: async context for hooks, and nextTick/microtask
+	 * queues drained afterwards as for any libuv-driven callback. */
+	if (napi_make_callback(env, w->async, recv, cb, 2, argv, &result) ==
+	    napi_pending_exception) {
+		napi_value err;
+
+		napi_get_and_clear_last_exception(env, &err);
+		napi_fatal_exception(env, err);
+	}
+	napi_close_handle_scope(env, scope);
+	napi_delete_reference(env, w->on_exit);
+	w->on_exit = NULL;
+	napi_async_destroy(env, w->async);
+	w->async = NULL;
+}
+
+static void on_pidfd_readable(uv_poll_t *p, int status, int events)
+{
+	struct child_watch *w = p->data;
+	siginfo_t si;
+
+	si.si_pid = 0;
+	if (waitid(P_PIDFD, (id_t)w->pidfd, &si, WEXITED | WNOHANG) < 0) {
+		if (errno == EINTR || errno == EAGAIN)
+			return;
+		/* ECHILD: someone else reaped it (a waitpid(-1) elsewhere in
+		 * the process).  The status is lost; report what Node does for
+		 * an unknown status rather than hang. */
+		si.si_pid = w->pid;
+		si.si_code = CLD_EXITED;
+		si.si_status = -errno;
+	}
+	if (si.si_pid == 0)
+		return;		/* woken early: keep polling */
+
+	uv_poll_stop(p);
+	close(w->pidfd);
+	w->pidfd = -1;
+	uv_close((uv_handle_t *)p, on_poll_closed);
+	if (si.si_code == CLD_EXITED)
+		call_on_exit(w, si.si_status, 0);
+	else
+		call_on_exit(w, -1, si.si_status);
+}
+
+int child_watch_start(napi_env env, pid_t pid, int pidfd, napi_value on_exit,
+		      struct child_watch **out)
+{
+	struct uv_loop_s *loop;
+	struct child_watch *w;
+	napi_value name, resource;
+	int r;
+
+	if (napi_get_uv_event_loop(env, &loop) != napi_ok)
+		return -EINVAL;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->env = env;
+	w->pid = pid;
+	w->pidfd = pidfd;
+	r = uv_poll_init(loop, &w->poll, pidfd);
+	if (r < 0) {
+		free(w);
+		return r;	/* libuv errors are -errno on Linux */
+	}
+	w->poll.data = w;
+	r = uv_poll_start(&w->poll, UV_READABLE, on_pidfd_readable);
+	if (r < 0) {
+		/* The pidfd is the caller's again; the handle must still be
+		 * closed before its memory goes. */
+		w->pidfd = -1;
+		w->released = 1;
+		uv_close((uv_handle_t *)&w->poll, on_poll_closed);
+		return r;
+	}
+	napi_create_reference(env, on_exit, 1, &w->on_exit);
+	napi_create_object(env, &resource);
+	napi_create_string_utf8(env, "spawnkit:child", NAPI_AUTO_LENGTH, &name);
+	napi_async_init(env, resource, name, &w->async);
+	*out = w;
+	return 0;
+}
+
+int child_watch_kill(struct child_watch *w, int sig)
+{
+	if (w->pidfd < 0)
+		return -ESRCH;
+	if (syscall(SYS_pidfd_send_signal, w->pidfd, sig, NULL, 0) < 0)
+		return -errno;
+	return 0;
+}
+
+int child_watch_kill_tree(struct child_watch *w, int sig,
+			  const unsigned long *pipe_inodes, int nr)
+{
+	return kill_tree(w->pidfd, w->pid, sig, pipe_inodes, nr);
+}
+
+void child_watch_ref(struct child_watch *w, int ref)
+{
+	if (w->closed)
+		return;
+	if (ref)
+		uv_ref((uv_handle_t *)&w->poll);
+	else
+		uv_unref((uv_handle_t *)&w->poll);
+}
+
+void child_watch_release(struct child_watch *w)
+{
+	w->released = 1;
+	maybe_free(w);
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * child_watch.h - observe a child's exit through its pidfd in libuv's loop.
+ *
+ * A pidfd becomes readable when the child exits; a uv_poll_t on it wakes the
+ * loop, waitid(P_PIDFD, WNOHANG) reaps the child without ever blocking, and
+ * the JavaScript callback gets (exitCode, signalNumber).  Signals go through
+ * pidfd_send_signal, so a reused pid is never hit.
+ */
+#ifndef SPAWNKIT_NODE_CHILD_WATCH_H
+#define SPAWNKIT_NODE_CHILD_WATCH_H
+
+#include <node_api.h>
+#include <sys/types.h>
+
+struct child_watch;
+
+/* Takes over pidfd (closed once the child is reaped).  On failure the
+ * caller still owns pidfd.  0 or -errno. */
+int child_watch_start(napi_env env, pid_t pid, int pidfd, napi_value on_exit,
+		      struct child_watch **out);
+
+/* pidfd_send_signal; -ESRCH once the child was reaped. */
+int child_watch_kill(struct child_watch *w, int sig);
+
+/* kill_tree() rooted at this child (see kill_tree.h); pipe inodes of the
+ * call's stdio find escaped grandchildren. */
+int child_watch_kill_tree(struct child_watch *w, int sig,
+			  const unsigned long *pipe_inodes, int nr);
+
+/* Whether the pending exit keeps the event loop alive (like ChildProcess
+ * ref/unref). */
+void child_watch_ref(struct child_watch *w, int ref);
+
+/* JavaScript no longer holds the handle: free once the poll is closed. */
+void child_watch_release(struct child_watch *w);
+
+#endif

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "stdio_plan.h"
+
+/* Staging fds for a parent fd 0..2 given to another child slot: DUP2 to a
+ * high number first, so an earlier DUP2 cannot overwrite the source. */
+#define STAGE_FD_BASE 1000
+
+static struct spawn_template_action *next_action(struct stdio_plan *p)
+{
+	return &p->actions[p->nr_actions++];
+}
+
+static void close_if(int *fd)
+{
+	if (*fd >= 0) {
+		close(*fd);
+		*fd = -1;
+	}
+}
+
+static int make_pipe(struct stdio_plan *p, int slot)
+{
+	int fds[2];
+
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return -errno;
+	/* slot 0: the child reads; slots 1, 2: the child writes. */
+	p->child_fd[slot] = slot == 0 ? fds[0] : fds[1];
+	p->parent_fd[slot] = slot == 0 ? fds[1] : fds[0];
+	/* Only our end is non-blocking: O_NONBLOCK lives in the open file
+	 * description, and the child expects an ordinary blocking pipe. */
+	if (fcntl(p->parent_fd[slot], F_SETFL, O_NONBLOCK) < 0)
+		return -errno;
+	return 0;
+}
+
+static void add_signal_reset(struct stdio_plan *p)
+{
+	sigemptyset(&p->all_signals);
+	sigemptyset(&p->no_signals);
+	for (int sig = 1; sig < NSIG; sig++) {
+		if (sig == SIGKILL || sig == SIGSTOP)
+			continue;
+		sigaddset(&p->all_signals, sig);	/* glibc refuses 32/33: fine */
+	}
+	spawnkit_action_sigset(next_action(p), SPAWN_TEMPLATE_ACTION_SIGDEFAULT,
+			       &p->sigdefault, &p->all_signals);
+	spawnkit_action_sigset(next_action(p), SPAWN_TEMPLATE_ACTION_SIGMASK,
+			       &p->sigmask, &p->no_signals);
+}
+
+int stdio_plan_build(struct stdio_plan *p, const int spec[3], const char *cwd)
+{
+	int err;
+
+	memset(p, 0, sizeof(*p));
+	p->cwd_fd = -1;
+	for (int i = 0; i < 3; i++)
+		p->parent_fd[i] = p->child_fd[i] = -1;
+
+	if (cwd) {
+		p->cwd_fd = open(cwd, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (p->cwd_fd < 0) {
+			err = -errno;
+			goto fail;
+		}
+	}
+	add_signal_reset(p);
+
+	/* Stage parent fds 0..2 that go to another slot before any DUP2
+	 * onto 0..2 runs. */
+	for (int i = 0; i < 3; i++)
+		if (spec[i] >= 0 && spec[i] < 3 && spec[i] != i)
+			spawnkit_action_dup2(next_action(p), spec[i], STAGE_FD_BASE + i, 0);
+
+	for (int i = 0; i < 3; i++) {
+		switch (spec[i]) {
+		case STDIO_INHERIT:
+			break;
+		case STDIO_PIPE:
+			err = make_pipe(p, i);
+			if (err)
+				goto fail;
+			spawnkit_action_dup2(next_action(p), p->child_fd[i], i, 0);
+			break;
+		case STDIO_IGNORE:
+			spawnkit_action_open(next_action(p), &p->opens[i], AT_FDCWD,
+					     "/dev/null", i == 0 ? O_RDONLY : O_WRONLY,
+					     0, i);
+			break;
+		default:
+			if (spec[i] < 0) {
+				err = -EINVAL;
+				goto fail;
+			}
+			spawnkit_action_dup2(next_action(p),
+					     spec[i] < 3 && spec[i] != i ?
+					     STAGE_FD_BASE + i : spec[i], i, 0);
+			break;
+		}
+	}
+	/* Last, so a relative path in nothing above depends on it. */
+	if (p->cwd_fd >= 0)
+		spawnkit_action_fchdir(next_action(p), p->cwd_fd);
+	return 0;
+fail:
+	stdio_plan_finish(p, 0);
+	return err;
+}
+
+void stdio_plan_finish(struct stdio_plan *p, int started)
+{
+	for (int i = 0; i < 3; i++) {
+		close_if(&p->child_fd[i]);
+		if (!started)
+			close_if(&p->parent_fd[i]);
+	}
+	close_if(&p->cwd_fd);
+}
