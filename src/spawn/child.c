@@ -190,6 +190,9 @@ int sk_child_main(void *arg)
 		ret = close_span_keep(3, ~0U, 0, xfd);
 		if (ret < 0)
 			goto fail;
+		/* and ours goes at exec, even from a template made without
+		 * CLOEXEC: "every fd above 2" */
+		sk_syscall3(SYS_fcntl, xfd, F_SETFD, FD_CLOEXEC);
 	}
 	/* SIGKILL and SIGSTOP can never be blocked; say so explicitly. */
 	mask &= ~((1ULL << (SIGKILL - 1)) | (1ULL << (SIGSTOP - 1)));

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/* Default fd closing vs INHERIT_FDS, checked from inside the child. */
+#include "util.h"
+
+int main(void)
+{
+	struct spawnkit_template *t = probe_template();
+	struct run_result *r = malloc(sizeof(*r));
+	char *argv_probe[] = { "probe", NULL };
+	int keep[4], cloexec, i, xfd = spawnkit_template_fd(t), before, inheritable = 0;
+	struct dirent *de;
+	DIR *d;
+
+	/* what this process inherited itself (a test runner may leave some) */
+	d = opendir("/proc/self/fd");
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.' && atoi(de->d_name) != dirfd(d) &&
+		    !(fcntl(atoi(de->d_name), F_GETFD) & FD_CLOEXEC))
+			inheritable++;
+	closedir(d);
+
+	/* inheritable fds (no O_CLOEXEC), as a careless parent leaves them */
+	for (i = 0; i < 4; i++)
+		keep[i] = open("/dev/null", O_RDONLY);
+	cloexec = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	i = keep[3];
+	keep[3] = dup2(i, 200);		/* a high number too */
+	close(i);
+	before = count_open_fds();
+
+	/* default: the child starts with exactly 0, 1, 2 */
+	spawn_capture(t, argv_probe, environ, NULL, 0, 0, r);
+	CHECK(r->pid > 0 && r->status == 0);
+	CHECK_EQ(fd_lines(r), 3);
+	CHECK(has_line(r, "fd 0") && has_line(r, "fd 1") && has_line(r, "fd 2"));
+
+	/* INHERIT_FDS: the inheritable ones stay, O_CLOEXEC ones and the
+	 * template's own fd do not */
+	spawn_capture(t, argv_probe, environ, NULL, 0, SPAWNKIT_SPAWN_INHERIT_FDS, r);
+	CHECK(r->pid > 0 && r->status == 0);
+	for (i = 0; i < 4; i++)
+		CHECK(has_line(r, "fd %d", keep[i]));
+	CHECK(!has_line(r, "fd %d", cloexec));
+	CHECK(!has_line(r, "fd %d", xfd));
+	CHECK_EQ(fd_lines(r), inheritable + 4);
+
+	/* a template made without CLOEXEC: INHERIT_FDS passes its fd on
+	 * (user backend: the pinned executable; kernel: the template fd) */
+	{
+		struct spawnkit_template *t2;
+
+		CHECK_EQ(spawnkit_template_create(probe_path(), 0, &t2), 0);
+		spawn_capture(t2, argv_probe, environ, NULL, 0, SPAWNKIT_SPAWN_INHERIT_FDS, r);
+		CHECK(r->pid > 0 && has_line(r, "fd %d", spawnkit_template_fd(t2)));
+		spawn_capture(t2, argv_probe, environ, NULL, 0, 0, r);
+		CHECK(r->pid > 0 && !has_line(r, "fd %d", spawnkit_template_fd(t2)));
+		spawnkit_template_destroy(t2);
+	}
+
+	/* with stdin closed in the parent, 0..2 are still the caller's: the
+	 * template's fd never lands there */
+	{
+		struct spawnkit_template *t3;
+		int saved = dup(0);
+
+		close(0);
+		CHECK_EQ(spawnkit_template_create(probe_path(), SPAWN_TEMPLATE_CREATE_CLOEXEC, &t3), 0);
+		CHECK(spawnkit_template_fd(t3) > 2);
+		spawn_capture(t3, argv_probe, environ, NULL, 0, 0, r);
+		CHECK(r->pid > 0 && r->status == 0 && !has_line(r, "fd 0"));
+		spawnkit_template_destroy(t3);
+		dup2(saved, 0);
+		close(saved);
+	}
+
+	/* spawning changed nothing in the parent's table */
+	CHECK_EQ(count_open_fds(), before);
+	for (i = 0; i < 4; i++)
+		close(keep[i]);
+	close(cloexec);
+	spawnkit_template_destroy(t);
+	free(r);
+	CHECK(no_children());
+	TEST_DONE();
+}
