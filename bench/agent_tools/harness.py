@@ -1,0 +1,123 @@
+"""The agent harness: one worker process of the benchmark, on AutoGen Core.
+
+Each worker process hosts a `SingleThreadedAgentRuntime` with `in_flight`
+`ToolWorker` agents (RoutedAgent).  A driver keeps `in_flight` RPC requests
+(`runtime.send_message`) outstanding, one per agent, pulling the worker's
+share of the call list; each agent runs its call on the backend's blocking
+run() in a thread pool of `in_flight` threads, which is how AutoGen runs a
+synchronous tool (FunctionTool uses run_in_executor).  The driver checks every
+result against the expected output before it counts the call.
+
+The coordinator (agent_tools.py) starts the workers, waits until each has
+built its runtime and made one untimed warm-up call per tool, then releases
+them together and takes the wall time until the last one finishes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from autogen_core import AgentId, MessageContext, RoutedAgent, SingleThreadedAgentRuntime, rpc
+
+import backends
+from workload import Call
+
+
+@dataclass
+class ToolCall:
+    """An agent's request to run one tool: argv and working directory."""
+    argv: list[str]
+    cwd: str
+
+
+@dataclass
+class ToolResult:
+    returncode: int
+    stdout: bytes
+    stderr: bytes
+
+
+class ToolWorker(RoutedAgent):
+    """Runs tool calls on one backend; one instance per in-flight lane."""
+
+    def __init__(self, run: backends.RunFn, pool: ThreadPoolExecutor) -> None:
+        super().__init__("runs shell tools for the agent")
+        self._run = run
+        self._pool = pool
+
+    @rpc
+    async def on_tool_call(self, message: ToolCall, ctx: MessageContext) -> ToolResult:
+        loop = asyncio.get_running_loop()
+        rc, out, err = await loop.run_in_executor(self._pool, self._run, message.argv, message.cwd)
+        return ToolResult(rc, out, err)
+
+
+class CallFailed(Exception):
+    pass
+
+
+async def _drive(runtime: SingleThreadedAgentRuntime, calls: list[Call], in_flight: int,
+                 progress: Any, slot: int, per_tool: dict[str, list[int]]) -> None:
+    """Keep in_flight requests outstanding until calls are done."""
+    todo = iter(calls)   # shared by the lanes; safe: one event loop thread
+    done = 0
+
+    async def lane(j: int) -> None:
+        nonlocal done
+        agent = AgentId("tool_worker", f"lane{j}")
+        for call in todo:
+            t = time.perf_counter_ns()
+            res = await runtime.send_message(ToolCall(list(call.argv), call.cwd), agent)
+            dt = time.perf_counter_ns() - t
+            err = call.check(res.returncode, res.stdout, res.stderr)
+            if err:
+                raise CallFailed(f"{call.tool}: {' '.join(call.argv)} (cwd {call.cwd}): {err}")
+            acc = per_tool[call.tool]
+            acc[0] += 1
+            acc[1] += dt
+            done += 1
+            if progress is not None:
+                progress[slot] = done
+
+    await asyncio.gather(*(lane(j) for j in range(in_flight)))
+
+
+async def _worker(conn: Any, go: Any, backend: str, in_flight: int, calls: list[Call],
+                  warmup: list[Call], progress: Any, slot: int) -> dict[str, Any]:
+    run = backends.make_runner(backend)
+    pool = ThreadPoolExecutor(max_workers=in_flight, thread_name_prefix="tool")
+    runtime = SingleThreadedAgentRuntime()
+    await ToolWorker.register(runtime, "tool_worker", lambda: ToolWorker(run, pool))
+    runtime.start()
+    try:
+        # Untimed: instantiate the agents, start the pool's threads, and make
+        # one call per tool (spawnkit makes its per-tool templates here; both
+        # backends get the same warm caches).
+        await _drive(runtime, warmup, in_flight, None, slot, {c.tool: [0, 0] for c in warmup})
+        conn.send(("ready", os.getpid()))
+        go.wait()
+        per_tool = {c.tool: [0, 0] for c in calls}
+        t0 = time.monotonic()
+        await _drive(runtime, calls, in_flight, progress, slot, per_tool)
+        t1 = time.monotonic()
+        return {"t0": t0, "t1": t1, "calls": len(calls), "per_tool": per_tool}
+    finally:
+        await runtime.stop()
+        pool.shutdown()
+
+
+def worker_main(conn: Any, go: Any, backend: str, in_flight: int, calls: list[Call],
+                warmup: list[Call], progress: Any, slot: int) -> None:
+    """Process entry point: reports ("done", result) or ("error", text)."""
+    try:
+        result = asyncio.run(_worker(conn, go, backend, in_flight, calls, warmup, progress, slot))
+        conn.send(("done", result))
+    except BaseException as e:  # the coordinator must hear about any failure
+        conn.send(("error", f"{type(e).__name__}: {e}"))
+    finally:
+        conn.close()
