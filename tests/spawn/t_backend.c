@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Backend choice: SPAWNKIT_BACKEND=user|kernel|auto, -ENOSYS for a kernel
+ * that does not advertise the calls, and the library never issuing our
+ * syscall numbers there (checked with a seccomp filter that turns them into
+ * EPERM: if the library issued one, the answer would not be ENOSYS).
+ */
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include "common/kernel_adv.h"
+#include "util.h"
+
+static int filter_our_numbers(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 463, 0, 1),	/* past 6.12's table */
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -1;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+}
+
+int main(void)
+{
+	struct spawnkit_template *t;
+	int have = spawnkit_kernel_has_spawn_template();
+	long version, nrs[2];
+	char *dir = make_tmpdir(), path[256];
+
+	setenv("SPAWNKIT_BACKEND", "user", 1);
+	CHECK_EQ(spawnkit_backend(), SPAWNKIT_BACKEND_USER);
+	CHECK_EQ(spawnkit_template_create(probe_path(), 0, &t), 0);
+	CHECK_EQ(spawnkit_template_backend(t), SPAWNKIT_BACKEND_USER);
+	spawnkit_template_destroy(t);
+
+	setenv("SPAWNKIT_BACKEND", "kernel", 1);
+	if (have) {
+		CHECK_EQ(spawnkit_backend(), SPAWNKIT_BACKEND_KERNEL);
+		CHECK_EQ(spawnkit_template_create(probe_path(), 0, &t), 0);
+		CHECK_EQ(spawnkit_template_backend(t), SPAWNKIT_BACKEND_KERNEL);
+		spawnkit_template_destroy(t);
+	} else {
+		CHECK_ERR(spawnkit_backend(), ENOSYS);
+		CHECK_ERR(spawnkit_template_create(probe_path(), 0, &t), ENOSYS);
+	}
+	setenv("SPAWNKIT_BACKEND", "auto", 1);
+	CHECK_EQ(spawnkit_backend(), have ? SPAWNKIT_BACKEND_KERNEL : SPAWNKIT_BACKEND_USER);
+	unsetenv("SPAWNKIT_BACKEND");
+	CHECK_EQ(spawnkit_backend(), have ? SPAWNKIT_BACKEND_KERNEL : SPAWNKIT_BACKEND_USER);
+	setenv("SPAWNKIT_BACKEND", "warp-drive", 1);
+	CHECK_ERR(spawnkit_backend(), EINVAL);
+	CHECK_ERR(spawnkit_template_create(probe_path(), 0, &t), EINVAL);
+	unsetenv("SPAWNKIT_BACKEND");
+	CHECK(!strcmp(spawnkit_backend_name(SPAWNKIT_BACKEND_USER), "user"));
+	CHECK(!strcmp(spawnkit_backend_name(SPAWNKIT_BACKEND_KERNEL), "kernel"));
+	CHECK(!strcmp(spawnkit_backend_name(0), "unknown"));
+
+	/* the advertisement parser: version and numbers, nothing else */
+	snprintf(path, sizeof(path), "%s/adv", dir);
+	write_file(path, "1 472 473\n", 0644);
+	CHECK_EQ(sk_read_adv_file(path, &version, nrs, 2), 0);
+	CHECK(version == 1 && nrs[0] == 472 && nrs[1] == 473);
+	write_file(path, "1 472\n", 0644);
+	CHECK_ERR(sk_read_adv_file(path, &version, nrs, 2), EINVAL);
+	write_file(path, "1 -5 473\n", 0644);
+	CHECK_ERR(sk_read_adv_file(path, &version, nrs, 2), EINVAL);
+	write_file(path, "garbage\n", 0644);
+	CHECK_ERR(sk_read_adv_file(path, &version, nrs, 2), EINVAL);
+	write_file(path, "", 0644);
+	CHECK_ERR(sk_read_adv_file(path, &version, nrs, 2), EINVAL);
+	unlink(path);
+	CHECK_ERR(sk_read_adv_file(path, &version, nrs, 2), ENOENT);
+	rm_tmpdir(dir);
+
+	/* without the advertisement, the raw calls issue nothing */
+	if (!have) {
+		pid_t pid = fork();
+		int status;
+
+		if (pid == 0) {
+			struct spawn_template_create_args ca;
+			struct spawn_template_spawn_args sa;
+
+			memset(&ca, 0, sizeof(ca));
+			memset(&sa, 0, sizeof(sa));
+			if (filter_our_numbers())
+				_exit(10);
+			/* the filter works: a number past the table is EPERM */
+			if (syscall(472) != -1 || errno != EPERM)
+				_exit(11);
+			if (spawnkit_sys_spawn_template_create(&ca, sizeof(ca)) != -ENOSYS)
+				_exit(12);
+			if (spawnkit_sys_spawn_template_spawn(3, &sa, sizeof(sa)) != -ENOSYS)
+				_exit(13);
+			_exit(0);
+		}
+		CHECK_EQ(waitpid(pid, &status, 0), pid);
+		CHECK(WIFEXITED(status));
+		CHECK_EQ(WEXITSTATUS(status), 0);
+	}
+	TEST_DONE();
+}

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A template is not launch authority for other credentials: any change of
+ * uid/gid/groups/capabilities after create makes spawn fail with EACCES.
+ * Tests run as root; each change happens in a forked helper process.
+ */
+#include <grp.h>
+#include <sys/fsuid.h>
+#include <linux/capability.h>
+#include "util.h"
+
+static char *argv_q[] = { "probe", "--quiet", NULL };
+
+static pid_t spawn_wait(struct spawnkit_template *t)
+{
+	int pidfd;
+	pid_t pid = spawnkit_spawn(t, argv_q, environ, NULL, 0, 0, &pidfd);
+
+	if (pid > 0)
+		wait_pidfd(pidfd);
+	return pid;
+}
+
+enum change { SAME, SETRESUID, SETEUID, SETFSUID, SETRESGID, SETGROUPS, CAPDROP, BACK_TO_SAME };
+
+/* In a child: make a template, change one credential, report spawn's
+ * result through the exit status (0: as expected). */
+static int in_child(enum change what)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid == 0) {
+		struct spawnkit_template *t;
+		gid_t g[1] = { 4242 };
+		pid_t r;
+
+		if (spawnkit_template_create(probe_path(), SPAWN_TEMPLATE_CREATE_CLOEXEC, &t))
+			_exit(10);
+		if (spawn_wait(t) <= 0)
+			_exit(11);
+		switch (what) {
+		case SAME:
+			break;
+		case SETRESUID:
+			if (setresuid(0, 0, 1234))	/* saved uid alone */
+				_exit(12);
+			break;
+		case SETEUID:
+			if (setresuid(0, 1234, 0))
+				_exit(12);
+			break;
+		case SETFSUID:
+			setfsuid(1234);
+			break;
+		case SETRESGID:
+			if (setresgid(0, 4321, 0))
+				_exit(12);
+			break;
+		case SETGROUPS:
+			if (setgroups(1, g))
+				_exit(12);
+			break;
+		case CAPDROP: {
+			struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+			struct __user_cap_data_struct d[2];
+
+			if (syscall(SYS_capget, &h, d))
+				_exit(12);
+			d[0].effective &= ~(1U << CAP_NET_RAW);
+			if (syscall(SYS_capset, &h, d))
+				_exit(12);
+			break;
+		}
+		case BACK_TO_SAME:
+			/* changed and changed back: same values, so the user
+			 * backend accepts; the kernel compares the cred object */
+			setfsuid(1234);
+			setfsuid(0);
+			break;
+		}
+		r = spawn_wait(t);
+		if (what == SAME)
+			_exit(r > 0 ? 0 : 20);
+		if (what == BACK_TO_SAME)
+			_exit((is_kernel(t) ? r == -EACCES : r > 0) ? 0 : 21);
+		_exit(r == -EACCES ? 0 : 22);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int main(void)
+{
+	if (geteuid() != 0)
+		TEST_SKIP("needs root to change credentials");
+	CHECK_EQ(in_child(SAME), 0);
+	CHECK_EQ(in_child(SETRESUID), 0);
+	CHECK_EQ(in_child(SETEUID), 0);
+	CHECK_EQ(in_child(SETFSUID), 0);
+	CHECK_EQ(in_child(SETRESGID), 0);
+	CHECK_EQ(in_child(SETGROUPS), 0);
+	CHECK_EQ(in_child(CAPDROP), 0);
+	CHECK_EQ(in_child(BACK_TO_SAME), 0);
+	CHECK(no_children());
+	TEST_DONE();
+}

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A replaced or rewritten executable makes the template stale (ESTALE);
+ * a new template of the same path then works.  On the kernel backend an
+ * in-place write is refused while the template lives (ETXTBSY).
+ */
+#include <sys/time.h>
+#include "util.h"
+
+static char *argv_q[] = { "probe", "--quiet", NULL };
+
+static pid_t spawn_wait(struct spawnkit_template *t)
+{
+	int pidfd;
+	pid_t pid = spawnkit_spawn(t, argv_q, environ, NULL, 0, 0, &pidfd);
+
+	if (pid > 0)
+		CHECK_EQ(wait_pidfd(pidfd), 0);
+	return pid;
+}
+
+int main(void)
+{
+	char *dir = make_tmpdir(), prog[256], other[256];
+	struct spawnkit_template *t, *tfd;
+	int fd, before = count_open_fds();
+
+	snprintf(prog, sizeof(prog), "%s/prog", dir);
+	snprintf(other, sizeof(other), "%s/new", dir);
+
+	/* rename-over: the path names another file; the fd template's file
+	 * lost its name (unlink moves its ctime), so both are stale */
+	copy_file(probe_path(), prog, 0755);
+	CHECK_EQ(spawnkit_template_create(prog, SPAWN_TEMPLATE_CREATE_CLOEXEC, &t), 0);
+	fd = open(prog, O_RDONLY | O_CLOEXEC);
+	CHECK_EQ(spawnkit_template_create_fd(fd, SPAWN_TEMPLATE_CREATE_CLOEXEC, &tfd), 0);
+	close(fd);
+	CHECK(spawn_wait(t) > 0);
+	copy_file(probe_path(), other, 0755);
+	CHECK_EQ(rename(other, prog), 0);
+	CHECK_ERR(spawn_wait(t), ESTALE);
+	CHECK_ERR(spawn_wait(t), ESTALE);	/* stays stale */
+	CHECK_ERR(spawn_wait(tfd), ESTALE);
+	spawnkit_template_destroy(t);
+	CHECK_EQ(spawnkit_template_create(prog, SPAWN_TEMPLATE_CREATE_CLOEXEC, &t), 0);
+	CHECK(spawn_wait(t) > 0);		/* the runtime's recovery */
+
+	/* the path removed: stale */
+	CHECK_EQ(unlink(prog), 0);
+	CHECK_ERR(spawn_wait(t), ESTALE);
+	spawnkit_template_destroy(t);
+	spawnkit_template_destroy(tfd);
+
+	/* in-place write: kernel refuses the writer, user backend goes stale */
+	copy_file(probe_path(), prog, 0755);
+	CHECK_EQ(spawnkit_template_create(prog, SPAWN_TEMPLATE_CREATE_CLOEXEC, &t), 0);
+	fd = open(prog, O_RDONLY | O_CLOEXEC);
+	CHECK_EQ(spawnkit_template_create_fd(fd, SPAWN_TEMPLATE_CREATE_CLOEXEC, &tfd), 0);
+	close(fd);
+	fd = open(prog, O_RDWR | O_CLOEXEC);
+	if (is_kernel(t)) {
+		CHECK_EQ(fd, -1);
+		CHECK_EQ(errno, ETXTBSY);
+		CHECK(spawn_wait(t) > 0);
+	} else {
+		struct timespec ts[2] = { { 0, UTIME_OMIT }, { 0, UTIME_OMIT } };
+		char byte = 0;
+
+		CHECK(fd >= 0);
+		/* rewrite one byte with its own value and keep the mtime: the
+		 * ctime still moves */
+		CHECK_EQ(pread(fd, &byte, 1, 100), 1);
+		CHECK_EQ(pwrite(fd, &byte, 1, 100), 1);
+		futimens(fd, ts);
+		close(fd);
+		CHECK_ERR(spawn_wait(t), ESTALE);
+		CHECK_ERR(spawn_wait(tfd), ESTALE);
+	}
+	spawnkit_template_destroy(t);
+	spawnkit_template_destroy(tfd);
+
+	/* chmod and chown are changes of identity too */
+	CHECK_EQ(spawnkit_template_create(prog, SPAWN_TEMPLATE_CREATE_CLOEXEC, &t), 0);
+	CHECK(spawn_wait(t) > 0);
+	CHECK_EQ(chmod(prog, 0700), 0);
+	CHECK_ERR(spawn_wait(t), ESTALE);
+	spawnkit_template_destroy(t);
+	CHECK_EQ(spawnkit_template_create(prog, SPAWN_TEMPLATE_CREATE_CLOEXEC, &t), 0);
+	CHECK_EQ(chown(prog, 1, 1), 0);
+	CHECK_ERR(spawn_wait(t), ESTALE);
+	spawnkit_template_destroy(t);
+
+	/* only a touch of atime is not a change */
+	CHECK_EQ(chown(prog, 0, 0), 0);
+	CHECK_EQ(chmod(prog, 0755), 0);
+	CHECK_EQ(spawnkit_template_create(prog, SPAWN_TEMPLATE_CREATE_CLOEXEC, &t), 0);
+	{
+		struct timespec ts[2] = { { 1, 0 }, { 0, UTIME_OMIT } };
+
+		CHECK_EQ(utimensat(AT_FDCWD, prog, ts, 0), 0);
+	}
+	/* utimensat of atime alone still updates ctime (kernel rule) */
+	CHECK_ERR(spawn_wait(t), ESTALE);
+	spawnkit_template_destroy(t);
+
+	unlink(prog);
+	rm_tmpdir(dir);
+	CHECK_EQ(count_open_fds(), before);
+	CHECK(no_children());
+	TEST_DONE();
+}

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * #! scripts run from templates made from a path and from an fd (an
+ * O_CLOEXEC exec fd alone would leave the interpreter nothing to open).
+ * The interpreter is the probe itself, so no shell is needed.
+ */
+#include "util.h"
+
+int main(void)
+{
+	char *dir = make_tmpdir(), script[256], text[PATH_MAX + 128], badscript[256];
+	struct spawnkit_template *t;
+	struct run_result *r = malloc(sizeof(*r));
+	char *argv_s[] = { "myscript", "one", "two", NULL };
+	int fd, pidfd;
+
+	snprintf(script, sizeof(script), "%s/script", dir);
+	snprintf(text, sizeof(text), "#!%s --from-script\n", probe_path());
+	write_file(script, text, 0755);
+
+	/* from a path: the interpreter gets the script's path */
+	CHECK_EQ(spawnkit_template_create(script, SPAWN_TEMPLATE_CREATE_CLOEXEC, &t), 0);
+	spawn_capture(t, argv_s, environ, NULL, 0, 0, r);
+	CHECK(r->pid > 0 && r->status == 0);
+	CHECK(has_line(r, "argv 1 --from-script"));
+	CHECK(has_line(r, "argv 2 %s", script));
+	CHECK(has_line(r, "argv 3 one") && has_line(r, "argv 4 two"));
+	CHECK_EQ(fd_lines(r), 3);	/* nothing leaked into the interpreter */
+	/* still revalidated: a rename-over makes it stale */
+	{
+		char tmp[300];
+
+		snprintf(tmp, sizeof(tmp), "%s.new", script);
+		write_file(tmp, text, 0755);
+		CHECK_EQ(rename(tmp, script), 0);
+		spawn_capture(t, argv_s, environ, NULL, 0, 0, r);
+		CHECK_ERR(r->pid, ESTALE);
+	}
+	spawnkit_template_destroy(t);
+
+	/* from an fd: the interpreter reads it through /dev/fd/N */
+	fd = open(script, O_RDONLY | O_CLOEXEC);
+	CHECK_EQ(spawnkit_template_create_fd(fd, SPAWN_TEMPLATE_CREATE_CLOEXEC, &t), 0);
+	close(fd);
+	spawn_capture(t, argv_s, environ, NULL, 0, 0, r);
+	CHECK(r->pid > 0 && r->status == 0);
+	CHECK(has_line(r, "argv 1 --from-script"));
+	CHECK(strstr(r->out, "argv 2 /dev/fd/") != NULL);
+	CHECK(has_line(r, "argv 3 one"));
+	spawnkit_template_destroy(t);
+
+	/* a script whose interpreter does not exist: ENOENT, child reaped */
+	snprintf(badscript, sizeof(badscript), "%s/bad", dir);
+	write_file(badscript, "#!/nonexistent/interpreter\n", 0755);
+	CHECK_EQ(spawnkit_template_create(badscript, SPAWN_TEMPLATE_CREATE_CLOEXEC, &t), 0);
+	CHECK_ERR(spawnkit_spawn(t, argv_s, environ, NULL, 0, 0, &pidfd), ENOENT);
+	/* proposal behaviour: exit 127 */
+	{
+		pid_t pid = spawnkit_spawn(t, argv_s, environ, NULL, 0,
+					   SPAWNKIT_SPAWN_EXIT_STATUS, &pidfd);
+
+		CHECK(pid > 0);
+		if (pid > 0)
+			CHECK_EQ(wait_pidfd(pidfd), 127 << 8);
+	}
+	spawnkit_template_destroy(t);
+
+	unlink(script);
+	unlink(badscript);
+	rm_tmpdir(dir);
+	free(r);
+	CHECK(no_children());
+	TEST_DONE();
+}
