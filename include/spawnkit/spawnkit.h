@@ -116,6 +116,20 @@ pid_t spawnkit_sys_spawn_template_spawn(int template_fd,
 					struct spawn_template_spawn_args *args,
 					size_t size);
 
+/*
+ * Passing fds to the child.  Without SPAWNKIT_SPAWN_INHERIT_FDS every fd
+ * above 2 is closed AFTER the actions ran, including the fds that DUP2 or
+ * OPEN placed above 2.  To hand the child fds[0..nfds) at the same numbers
+ * (and nothing else above 2), append the actions this writes and spawn with
+ * SPAWNKIT_SPAWN_INHERIT_FDS: each fd is re-dup'ed to clear its O_CLOEXEC,
+ * and CLOSE_RANGE actions close every other fd above 2.  fds <= 2 are
+ * ignored; duplicates are fine.  Writes at most 3 * nfds + 1 actions.
+ * Returns the number written, -ENOSPC if room is too small, -EINVAL for a
+ * negative fd or too many fds.
+ */
+int spawnkit_actions_pass_fds(struct spawn_template_action *out, unsigned int room,
+			      const int *fds, unsigned int nfds);
+
 /* ---- action helpers (fill one action; the caller owns the storage) ---- */
 
 static inline void spawnkit_action_close(struct spawn_template_action *a, int fd)
