@@ -63,8 +63,11 @@ class SpawnkitChild extends EventEmitter {
       if (fds[i] < 0) continue;
       const s = pipeStream(fds[i], i !== 0);
       this._pipeFds.push({ fd: fds[i], stream: s });
-      this._openStreams++;
-      s.once('close', () => this._streamClosed());
+      // As child_process: 'close' waits for the readable streams only.
+      if (i !== 0) {
+        this._openStreams++;
+        s.once('close', () => this._streamClosed());
+      }
       this.stdio[i] = s;
     }
     [this.stdin, this.stdout, this.stderr] = this.stdio;
@@ -120,6 +123,8 @@ class SpawnkitChild extends EventEmitter {
     this._exited = true;
     this.exitCode = code >= 0 ? code : null;
     this.signalCode = sig > 0 ? signalName(sig) : null;
+    // Nobody reads our writes any more (child_process does the same).
+    if (this.stdin && !this.stdin.destroyed) this.stdin.destroy();
     this.emit('exit', this.exitCode, this.signalCode);
     this._maybeClose();
   }

@@ -41,4 +41,19 @@ class AbortError extends Error {
   }
 }
 
-module.exports = { spawnError, systemError, errnoName, AbortError };
+// child_process reports these start failures through 'error' (they are
+// about the executable or resources); any other one it throws at once as
+// errnoException(err, 'spawn').  ESTALE and ENOEXEC are ours, and are about
+// the executable too.
+const ASYNC_SPAWN_ERRORS = new Set(['EACCES', 'EAGAIN', 'EMFILE', 'ENFILE', 'ENOENT', 'ESTALE', 'ENOEXEC']);
+
+function isAsyncSpawnError(errno) {
+  return ASYNC_SPAWN_ERRORS.has(errnoName(errno));
+}
+
+// What child_process throws for the other ones: 'spawn ENOTDIR'.
+function syncSpawnError(errno) {
+  return systemError(errno, 'spawn');
+}
+
+module.exports = { isAsyncSpawnError, syncSpawnError, spawnError, systemError, errnoName, AbortError };

@@ -4,7 +4,7 @@
 // when it did not exit 0.
 const { Template } = require('./template');
 const { HeadTail } = require('./capture');
-const { spawnError, AbortError } = require('./errors');
+const { spawnError, AbortError, isAsyncSpawnError, syncSpawnError } = require('./errors');
 const { resolveCommand } = require('./resolve');
 const { checkString, checkArgs, checkSpawnOptions } = require('./options');
 
@@ -55,6 +55,11 @@ function startCached(file, args, opts) {
       continue;
     }
     if (child === ESTALE || child === ENOENT) dropTemplate(abs);
+    if (!isAsyncSpawnError(child)) {
+      const err = syncSpawnError(child);
+      err.bare = true;
+      throw err;
+    }
     throw spawnError(child, file, args);
   }
 }
@@ -95,6 +100,12 @@ function runInternal(file, args, options) {
     try {
       child = startCached(file, args, opts);
     } catch (err) {
+      if (err.bare) {
+        // child_process.execFile throws these before any callback exists.
+        delete err.bare;
+        reject(err);
+        return;
+      }
       err.cmd = [file, ...args].join(' ');
       err.stdout = opts.encoding === 'buffer' ? Buffer.alloc(0) : '';
       err.stderr = err.stdout;
@@ -122,6 +133,7 @@ function runInternal(file, args, options) {
         stdoutDropped: out.dropped,
         stderrDropped: errs.dropped,
         timedOut: child.timedOut,
+        killed: child.killed,
       };
       if (aborted) {
         Object.assign(aborted, result);
@@ -151,7 +163,7 @@ async function execFile(file, args = [], options = {}) {
   if (r.code === 0 && !r.timedOut) return r;
   const cmd = [file, ...(args ?? [])].join(' ');
   const err = new Error(`Command failed: ${cmd}\n${r.stderr}`);
-  Object.assign(err, r, { code: r.code, killed: r.signal !== null || r.timedOut, cmd });
+  Object.assign(err, r, { code: r.code, cmd });
   throw err;
 }
 

@@ -2,7 +2,7 @@
 // Template: one executable, resolved and pinned once, spawned many times.
 const native = require('./native');
 const { SpawnkitChild } = require('./child');
-const { spawnError, systemError } = require('./errors');
+const { spawnError, systemError, isAsyncSpawnError, syncSpawnError } = require('./errors');
 const { resolveCommand } = require('./resolve');
 const { checkString, checkArgs, envPairs, stdioSpec, checkSpawnOptions } = require('./options');
 
@@ -48,13 +48,15 @@ class Template {
   }
 
   // Like child_process.spawn(file, args, options).  A start that fails
-  // (ENOENT, EACCES, ESTALE, a bad cwd) is reported through 'error', as
-  // child_process does; bad arguments throw.
+  // about the executable (ENOENT, EACCES, ESTALE, a missing cwd) is reported
+  // through 'error', as child_process does; bad arguments and other start
+  // failures (ENOTDIR for a cwd that is a file, ...) throw, as there.
   spawn(args = [], options = {}) {
     args = checkArgs(args);
     const opts = checkSpawnOptions(options);
     const r = this._start(args, opts);
     if (typeof r !== 'number') return r;
+    if (!isAsyncSpawnError(r)) throw syncSpawnError(r);
     const child = new SpawnkitChild(this.file, [opts.argv0 ?? this.file, ...args]);
     child._failed(spawnError(r, this.file, args));
     return child;
