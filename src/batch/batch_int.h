@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * batch_int.h - what the batch backends share.
+ *
+ * Every user-space backend starts the same way (the checks of the call as a
+ * whole, a private working copy of the entries, the results array filled
+ * with -ECANCELED) and runs word copies and jumps with the same code, so
+ * their results can only differ where the kernel primitive underneath does.
+ */
+#ifndef SPAWNKIT_BATCH_INT_H
+#define SPAWNKIT_BATCH_INT_H
+
+#include <stdint.h>
+#include <spawnkit/batch.h>
+
+/* Entries held on the stack before the working copy goes to the heap. */
+#define SK_BATCH_STACK_ENTRIES 32
+
+struct sk_batch_run {
+	uintptr_t ue, ue_end;		/* the caller's entries array */
+	uintptr_t ur, ur_end;		/* the caller's results array */
+	struct batch_entry *work;	/* private working copy of the entries */
+	int64_t *results;		/* == caller's results (probed writable) */
+	unsigned int count;
+	struct batch_entry stack[SK_BATCH_STACK_ENTRIES];
+};
+
+/*
+ * Checks of the call as a whole, in this order: flags (EINVAL), count == 0
+ * (EINVAL), count > BATCH_MAX_ENTRIES (E2BIG), entries readable (EFAULT);
+ * then copies the entries.  Results are not touched yet.
+ */
+long sk_batch_begin(struct sk_batch_run *r, const struct batch_entry *entries,
+		    int64_t *results, unsigned int count, unsigned int flags);
+/* Results writable (EFAULT) and every slot set to -ECANCELED. */
+long sk_batch_results_init(struct sk_batch_run *r);
+void sk_batch_end(struct sk_batch_run *r);
+
+/* Result of the word copy e (flags already checked). */
+int64_t sk_batch_wordcopy(struct sk_batch_run *r, const struct batch_entry *e);
+
+/* 1 if nr is refused in a batch (-ENOSYS in the slot). */
+int sk_batch_denied(uint64_t nr);
+
+/* Index of the entry after entries[i] returned res, or count to end. */
+static inline unsigned int sk_batch_next(const struct batch_entry *e, int64_t res,
+					 unsigned int i, unsigned int count)
+{
+	unsigned int k, j;
+
+	if (res >= -4095 && res <= -1)
+		k = BATCH_ON_ERROR;
+	else if (res == 0)
+		k = BATCH_ON_ZERO;
+	else
+		k = BATCH_ON_POSITIVE;
+	j = e->jump[k];
+	if (j == BATCH_JUMP_END || i + 1 + j >= count)
+		return count;
+	return i + 1 + j;
+}
+
+/* 0 if [p, p+len) is readable / writable now, else -EFAULT.  The write
+ * probe clobbers the bytes it checks. */
+int sk_probe_read(uintptr_t p, size_t len);
+int sk_probe_write(uintptr_t p, size_t len);
+
+/* Backends: the same contract as spawnkit_batch_run(). */
+long sk_batch_emulator(const struct batch_entry *entries, int64_t *results,
+		       unsigned int count, unsigned int flags);
+long sk_batch_uring(const struct batch_entry *entries, int64_t *results,
+		    unsigned int count, unsigned int flags);
+long sk_batch_kernel(const struct batch_entry *entries, int64_t *results,
+		     unsigned int count, unsigned int flags);
+int sk_batch_uring_available(void);
+
+#endif

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * probe.c - is this user memory readable / writable, without a signal?
+ *
+ * The emulator must answer EFAULT for a bad entries/results pointer or word
+ * copy address, as the kernel does, instead of crashing the caller.  A
+ * library cannot install a SIGSEGV handler, and process_vm_readv(2) needs
+ * CONFIG_CROSS_MEMORY_ATTACH (absent in small kernels such as the test
+ * guest), so we ask the kernel to touch the memory for us with two calls
+ * that have no other effect:
+ *   read:  rt_sigprocmask(invalid how, p, NULL, 8) copies 8 bytes from p
+ *          (EFAULT if it cannot), then fails with EINVAL changing nothing;
+ *   write: time(p) stores 8 bytes at p (EFAULT if it cannot).
+ * Protection is per page, so one probe per page of the range answers for
+ * the whole range.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "batch/batch_int.h"
+#include "common/sys.h"
+
+#define PROBE_PAGE 4096UL	/* the smallest page size: never misses a page */
+
+static int probe_range(uintptr_t p, size_t len, int write)
+{
+	uintptr_t end, a;
+	long ret;
+
+	if (len < 8 || p + len < p)
+		return -EFAULT;
+	end = p + len;
+	a = p;
+	for (;;) {
+		uintptr_t at = a + 8 > end ? end - 8 : a;
+
+		if (write)
+#ifdef SYS_time
+			ret = sk_syscall1(SYS_time, at);
+#else
+			ret = sk_syscall3(SYS_getcpu, at, at + 4, 0);
+#endif
+		else
+			ret = sk_syscall4(SYS_rt_sigprocmask, -1, at, 0, 8);
+		if (ret == -EFAULT)
+			return -EFAULT;
+		a = (a & ~(PROBE_PAGE - 1)) + PROBE_PAGE;
+		if (a >= end || a == 0)
+			return 0;
+	}
+}
+
+int sk_probe_read(uintptr_t p, size_t len)
+{
+	return probe_range(p, len, 0);
+}
+
+int sk_probe_write(uintptr_t p, size_t len)
+{
+	return probe_range(p, len, 1);
+}
