@@ -1,0 +1,235 @@
+"""run(): subprocess.run() with the defaults an agent runtime wants.
+
+- stdin is /dev/null unless `input` is given (a tool never waits on a tty);
+- stdout and stderr are captured by default;
+- a timeout (or no_output_timeout) kills the whole tree, including orphaned
+  grandchildren still holding the pipes, then drains the pipes for at most
+  kill_grace seconds, so a call always returns;
+- output_limit keeps the head and the tail of each stream and reports how
+  many bytes were dropped between them;
+- no fd above 2 reaches the child (spawn templates close them).
+"""
+from __future__ import annotations
+
+import locale
+import os
+import signal
+import subprocess
+import time
+from typing import Any, Iterable, Mapping, Optional, Sequence, Tuple, Union
+
+from ._errors import NoOutputTimeoutExpired
+from ._io import Capture, Pump
+from ._process import DEVNULL, PIPE, Argv, Process, _spawn_raw
+from ._template import StrOrBytesPath
+
+__all__ = ["CompletedProcess", "run", "KILL_GRACE"]
+
+#: Seconds run() keeps reading after killing a tree, then gives up the pipes.
+KILL_GRACE = 1.0
+
+
+class CompletedProcess(subprocess.CompletedProcess):
+    """subprocess.CompletedProcess plus how much output_limit dropped."""
+
+    def __init__(self, args: Any, returncode: int, stdout: Any = None,
+                 stderr: Any = None, stdout_dropped: int = 0,
+                 stderr_dropped: int = 0) -> None:
+        super().__init__(args, returncode, stdout, stderr)
+        #: Bytes dropped from the middle of stdout / stderr by output_limit.
+        self.stdout_dropped = stdout_dropped
+        self.stderr_dropped = stderr_dropped
+
+    @property
+    def truncated(self) -> bool:
+        return bool(self.stdout_dropped or self.stderr_dropped)
+
+    def __repr__(self) -> str:
+        r = super().__repr__()
+        if self.truncated:
+            r = r[:-1] + (f", stdout_dropped={self.stdout_dropped}"
+                          f", stderr_dropped={self.stderr_dropped})")
+        return r
+
+
+def _text_params(text: Optional[bool], encoding: Optional[str],
+                 errors: Optional[str], universal_newlines: Optional[bool]) -> Optional[Tuple[str, str]]:
+    if not (text or encoding or errors or universal_newlines):
+        return None
+    return encoding or locale.getpreferredencoding(False), errors or "strict"
+
+
+def _decode(data: Optional[bytes], dropped: int, tp: Optional[Tuple[str, str]]) -> Any:
+    if data is None or tp is None:
+        return data
+    # A cut in the middle may split a character: then decode leniently.
+    errs = "replace" if dropped else tp[1]
+    return data.decode(tp[0], errs).replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _encode_input(input: Any, tp: Optional[Tuple[str, str]]) -> Optional[bytes]:
+    if input is None:
+        return None
+    if isinstance(input, str):
+        if tp is None:
+            raise TypeError("input must be bytes unless text/encoding is set")
+        return input.encode(tp[0], tp[1])
+    return bytes(input)
+
+
+def _timeout_error(kind: str, args: Any, timeout: float, out: Any, err: Any) -> subprocess.TimeoutExpired:
+    cls = NoOutputTimeoutExpired if kind == "idle" else subprocess.TimeoutExpired
+    return cls(args, timeout, output=out, stderr=err)
+
+
+def run_params(input: Any, stdin: Any, stdout: Any, stderr: Any, capture_output: bool,
+               no_output_timeout: Optional[float], output_limit: Optional[int],
+               text: Optional[bool], encoding: Optional[str], errors: Optional[str],
+               universal_newlines: Optional[bool]) -> Tuple[Any, Any, Any, Optional[bytes], Any]:
+    """run()'s argument rules, shared with aio.run():
+    (stdin, stdout, stderr, input bytes, text params)."""
+    if input is not None and stdin is not None:
+        raise ValueError("stdin and input arguments may not both be used.")
+    tp = _text_params(text, encoding, errors, universal_newlines)
+    data = _encode_input(input, tp)
+    stdin = PIPE if input is not None else (DEVNULL if stdin is None else stdin)
+    if capture_output:
+        stdout = PIPE if stdout is None else stdout
+        stderr = PIPE if stderr is None else stderr
+    if no_output_timeout is not None and PIPE not in (stdout, stderr):
+        raise ValueError("no_output_timeout needs stdout or stderr captured")
+    if output_limit is not None and output_limit < 0:
+        raise ValueError("output_limit must be >= 0")
+    return stdin, stdout, stderr, data, tp
+
+
+def finish(args: Any, why: str, returncode: int, fds: Sequence[Optional[int]],
+           captures: Mapping[int, Capture], tp: Any, check: bool,
+           timeout: Optional[float], no_output_timeout: Optional[float]) -> CompletedProcess:
+    """Build run()'s result or raise its TimeoutExpired/CalledProcessError."""
+    outs: list = [None, None]
+    drops = [0, 0]
+    for i, fd in enumerate(fds[1:]):
+        if fd is not None:
+            kept, drops[i] = captures[fd].value()
+            outs[i] = _decode(kept, drops[i], tp)
+    if why != "eof":
+        raise _timeout_error(why, args, no_output_timeout if why == "idle" else timeout,  # type: ignore[arg-type]
+                             outs[0], outs[1])
+    if check and returncode:
+        raise subprocess.CalledProcessError(returncode, args, outs[0], outs[1])
+    return CompletedProcess(args, returncode, outs[0], outs[1], drops[0], drops[1])
+
+
+def _kill_and_drain(proc: Process, pump: Pump, grace: float) -> None:
+    """Kill the tree, then read what is left for at most `grace` seconds.
+    Pipe holders are searched in our session first; only if the pipes are
+    still open a moment later is every process on the system searched."""
+    end = time.monotonic() + grace
+    proc.kill_tree(signal.SIGKILL)
+    pump.run(min(end, time.monotonic() + 0.05))
+    if not pump.done():
+        proc.kill_tree(signal.SIGKILL, all_sessions=True)
+        pump.run(end)
+
+
+def run(args: Argv, *, input: Union[None, bytes, str] = None,
+        timeout: Optional[float] = None, no_output_timeout: Optional[float] = None,
+        capture_output: bool = True, output_limit: Optional[int] = None,
+        stdin: Any = None, stdout: Any = None, stderr: Any = None,
+        cwd: Union[None, StrOrBytesPath, int] = None,
+        env: Optional[Mapping[Any, Any]] = None, check: bool = False,
+        text: Optional[bool] = None, encoding: Optional[str] = None,
+        errors: Optional[str] = None, universal_newlines: Optional[bool] = None,
+        executable: Optional[StrOrBytesPath] = None,
+        pass_fds: Sequence[int] = (), inherit_fds: bool = False,
+        signal_mask: Optional[Iterable[int]] = None,
+        default_signals: Iterable[int] = (), restore_signals: bool = True,
+        kill_grace: float = KILL_GRACE) -> CompletedProcess:
+    """Run a command and return a CompletedProcess (see module docstring).
+
+    Differences from subprocess.run(): capture_output defaults to True and
+    stdin to DEVNULL; on timeout the whole tree is killed; output_limit;
+    no_output_timeout raises NoOutputTimeoutExpired (a TimeoutExpired); there
+    is no shell=True (pass ["sh", "-c", cmd]).  Exceptions otherwise match:
+    FileNotFoundError/PermissionError/OSError for a program that cannot
+    start, TimeoutExpired with the output so far, CalledProcessError if check.
+    """
+    stdin, stdout, stderr, data, tp = run_params(
+        input, stdin, stdout, stderr, capture_output, no_output_timeout,
+        output_limit, text, encoding, errors, universal_newlines)
+
+    pid, pidfd, fds = _spawn_raw(args, executable=executable, stdin=stdin, stdout=stdout,
+                                 stderr=stderr, cwd=cwd, env=env, pass_fds=pass_fds,
+                                 inherit_fds=inherit_fds, signal_mask=signal_mask,
+                                 default_signals=default_signals,
+                                 restore_signals=restore_signals)
+    proc = Process(args, pid, pidfd, [None, None, None])
+    # Our ends of the output pipes: their holders are part of the tree to kill.
+    proc._pipe_inodes = [os.fstat(fd).st_ino for fd in fds[1:] if fd is not None]
+    captures = {fd: Capture(output_limit) for fd in fds[1:] if fd is not None}
+    deadline = None if timeout is None else time.monotonic() + timeout
+    pump = None
+    try:
+        pump = Pump(fds[0], data, captures)
+        fds[0] = None                            # the pump closes stdin now
+        why = pump.run(deadline, no_output_timeout)
+        if why == "eof" and not proc._exited(None if deadline is None
+                                             else max(0.0, deadline - time.monotonic())):
+            why = "timeout"                      # pipes closed, child still running
+        if why != "eof":
+            _kill_and_drain(proc, pump, kill_grace)
+        returncode = proc.wait()
+    except BaseException:
+        if proc.returncode is None:              # interrupted: leave nothing behind
+            proc.kill_tree(signal.SIGKILL)
+            proc.wait()
+        raise
+    finally:
+        if pump is not None:
+            pump.close_stdin()
+        for fd in fds:
+            if fd is not None:
+                os.close(fd)
+
+    return finish(args, why, returncode, fds, captures, tp, check, timeout,
+                  no_output_timeout)
+
+
+def communicate(proc: Process, input: Any, timeout: Optional[float]) -> Tuple[Any, Any]:
+    """Process.communicate(): write input, read both pipes to EOF, wait."""
+    tp = proc._text_params
+    if proc._comm is None:
+        data = _encode_input(input, tp)
+        stdin_fd = None
+        close_fn = None
+        if proc.stdin is not None:
+            stdin_f = proc.stdin
+            try:
+                stdin_f.flush()
+            except BrokenPipeError:
+                pass
+            stdin_fd = stdin_f.fileno()
+
+            def close_fn(fd: int) -> None:
+                try:
+                    stdin_f.close()
+                except BrokenPipeError:
+                    pass
+        streams = [f for f in (proc.stdout, proc.stderr) if f is not None]
+        captures = {f.fileno(): Capture() for f in streams}
+        proc._comm = (Pump(stdin_fd, data, captures, close_fn), captures)
+    pump, captures = proc._comm
+    deadline = None if timeout is None else time.monotonic() + timeout
+    if pump.run(deadline) != "eof":
+        raise subprocess.TimeoutExpired(proc.args, timeout)  # type: ignore[arg-type]
+    proc.wait(None if deadline is None else max(0.0, deadline - time.monotonic()))
+    outs = []
+    for f in (proc.stdout, proc.stderr):
+        if f is None:
+            outs.append(None)
+            continue
+        kept, _ = captures[f.fileno()].value()
+        f.close()
+        outs.append(_decode(kept, 0, tp))
+    return outs[0], outs[1]

@@ -1,0 +1,268 @@
+"""Templates (one executable, made once, spawned many times) and their cache.
+
+A Template owns a `struct spawnkit_template *`.  Spawns from many threads may
+use one template at once (the C library allows it, and cffi drops the GIL for
+the call), so close() only marks the template closed and the C object is
+destroyed when the last in-flight spawn has returned: closing can never free
+memory another thread is using.
+"""
+from __future__ import annotations
+
+import os
+import stat
+import threading
+from typing import Dict, Optional, Union
+
+from ._errors import error_from_errno
+from ._ffi import ffi, lib
+
+__all__ = ["Template", "TemplateCache", "template_cache", "which", "backend",
+           "kernel_has_spawn_template"]
+
+StrOrBytesPath = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
+
+_HAVE_PATHSEARCH = hasattr(lib, "spawnkit_pathsearch")
+
+
+def backend() -> str:
+    """The backend a template made now would use: "user" or "kernel".
+
+    SPAWNKIT_BACKEND=user|kernel in the environment forces one; forcing
+    "kernel" where the kernel lacks the calls raises OSError(ENOSYS).
+    """
+    rc = lib.spawnkit_backend()
+    if rc < 0:
+        raise error_from_errno(-rc)
+    return ffi.string(lib.spawnkit_backend_name(rc)).decode()
+
+
+def kernel_has_spawn_template() -> bool:
+    """True if the running kernel advertises the spawn-template system calls."""
+    return lib.spawnkit_kernel_has_spawn_template() == 1
+
+
+def _search_path(name: bytes, path_env: Optional[bytes], cwd: Optional[bytes]) -> bytes:
+    """execvp's search, done in the parent: the first executable regular file
+    named `name` in the PATH directories; PermissionError if only
+    non-executable matches exist (execvp's EACCES), else FileNotFoundError.
+    An empty PATH element means the child's working directory, as for execvp.
+    """
+    if path_env is None:
+        path_env = os.fsencode(os.defpath)
+    if _HAVE_PATHSEARCH and not cwd and b"\0" not in path_env:
+        out = ffi.new("char[]", 4096)
+        rc = lib.spawnkit_pathsearch(name, path_env, out, 4096)
+        if rc >= 0:
+            return os.path.abspath(ffi.string(out))
+        raise error_from_errno(-rc, os.fsdecode(name))
+    denied = False
+    for d in path_env.split(b":"):
+        cand = os.path.join(d or cwd or b".", name)
+        if os.access(cand, os.X_OK):
+            try:
+                if stat.S_ISREG(os.stat(cand).st_mode):
+                    return os.path.abspath(cand)
+            except OSError:
+                continue
+            denied = True          # a directory: exec would say EACCES
+        elif os.path.exists(cand):
+            denied = True
+    raise error_from_errno(13 if denied else 2, os.fsdecode(name))
+
+
+def which(name: StrOrBytesPath, path: Optional[StrOrBytesPath] = None) -> str:
+    """Resolve a command name over PATH (or `path`) to an absolute path.
+
+    Names containing "/" are returned made absolute, unchecked.  Raises
+    FileNotFoundError, or PermissionError when only non-executable files of
+    that name exist.
+    """
+    nb = os.fsencode(name)
+    if b"/" in nb:
+        return os.fsdecode(os.path.abspath(nb))
+    pb = os.fsencode(path) if path is not None else os.environb.get(b"PATH")
+    return os.fsdecode(_search_path(nb, pb, None))
+
+
+class Template:
+    """A spawn template for one executable.
+
+    Template("/usr/bin/git")  from a path (made absolute against the cwd);
+    Template("git")           a command name, resolved over $PATH now;
+    Template(fd=3)            from an open fd of the executable (not taken over).
+
+    Use as a context manager or call close(); spawning from a closed template
+    raises ValueError.  `cloexec` (default True) keeps the template's own fd
+    out of every exec'd program.
+    """
+
+    __slots__ = ("_ptr", "_lock", "_users", "_closing", "path", "__weakref__")
+
+    def __init__(self, program: Optional[StrOrBytesPath] = None, *,
+                 fd: Optional[int] = None, cloexec: bool = True) -> None:
+        self._ptr = None
+        self._lock = threading.Lock()
+        self._users = 0
+        self._closing = False
+        flags = lib.SPAWN_TEMPLATE_CREATE_CLOEXEC if cloexec else 0
+        tp = ffi.new("struct spawnkit_template **")
+        if (program is None) == (fd is None):
+            raise TypeError("Template() takes exactly one of program or fd=")
+        if fd is not None:
+            if not isinstance(fd, int) or isinstance(fd, bool):
+                raise TypeError("fd must be an int")
+            rc = lib.spawnkit_template_create_fd(fd, flags, tp)
+            filename: Optional[bytes] = None
+        else:
+            filename = os.fsencode(which(program))
+            if b"\0" in filename:
+                raise ValueError("embedded null byte")
+            rc = lib.spawnkit_template_create(filename, flags, tp)
+        if rc < 0:
+            raise error_from_errno(-rc, os.fsdecode(filename) if filename else None)
+        self._ptr = tp[0]
+        cpath = lib.spawnkit_template_path(self._ptr)
+        #: Absolute path the template was made from (None if made from an fd).
+        self.path: Optional[str] = os.fsdecode(ffi.string(cpath)) if cpath != ffi.NULL else None
+
+    @classmethod
+    def from_fd(cls, fd: int, *, cloexec: bool = True) -> "Template":
+        return cls(fd=fd, cloexec=cloexec)
+
+    @property
+    def fd(self) -> int:
+        """The kernel template fd (kernel backend) or the pinned exec fd (user)."""
+        ptr = self._acquire()
+        try:
+            return lib.spawnkit_template_fd(ptr)
+        finally:
+            self._release()
+
+    @property
+    def backend(self) -> str:
+        ptr = self._acquire()
+        try:
+            return ffi.string(lib.spawnkit_backend_name(
+                lib.spawnkit_template_backend(ptr))).decode()
+        finally:
+            self._release()
+
+    @property
+    def closed(self) -> bool:
+        return self._closing or self._ptr is None
+
+    def spawn(self, args, **kwargs):  # type: ignore[no-untyped-def]
+        """Start a child from this template; see spawnkit.spawn() for options.
+
+        Raises StaleTemplateError if the executable was replaced: make a new
+        Template (the template cache behind spawnkit.spawn() does that itself).
+        """
+        from ._process import spawn
+        return spawn(args, template=self, **kwargs)
+
+    # ---- lifetime: in-flight spawns keep the C object alive -------------
+
+    def _acquire(self):  # type: ignore[no-untyped-def]
+        with self._lock:
+            if self._closing or self._ptr is None:
+                raise ValueError("spawn template is closed")
+            self._users += 1
+            return self._ptr
+
+    def _release(self) -> None:
+        with self._lock:
+            self._users -= 1
+            if self._users == 0 and self._closing:
+                self._destroy()
+
+    def _destroy(self) -> None:
+        ptr, self._ptr = self._ptr, None
+        if ptr is not None:
+            lib.spawnkit_template_destroy(ptr)
+
+    def close(self) -> None:
+        """Release the template (deferred until in-flight spawns return)."""
+        with self._lock:
+            if self._closing:
+                return
+            self._closing = True
+            if self._users == 0:
+                self._destroy()
+
+    def __enter__(self) -> "Template":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        if getattr(self, "_ptr", None) is not None:
+            self._destroy()
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else self.backend
+        return f"<spawnkit.Template {self.path!r} {state}>"
+
+
+class TemplateCache:
+    """Per-process templates keyed by absolute path, safe for many threads.
+
+    get() returns the cached template or makes one; replace_stale() swaps a
+    template that reported ESTALE for a new one made from the same path
+    (exactly once when many threads hit the same stale template).
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._map: Dict[bytes, Template] = {}
+
+    def get(self, path: StrOrBytesPath) -> Template:
+        key = os.fsencode(path)
+        t = self._map.get(key)        # lock-free hit: a dict read is atomic
+        if t is not None:
+            return t
+        with self._lock:
+            t = self._map.get(key)
+            if t is None:
+                t = Template(key)
+                self._map[key] = t
+            return t
+
+    def replace_stale(self, path: StrOrBytesPath, stale: Template) -> Template:
+        key = os.fsencode(path)
+        with self._lock:
+            cur = self._map.get(key)
+            if cur is not None and cur is not stale:
+                return cur            # another thread already replaced it
+            self._map.pop(key, None)
+            stale.close()
+            t = Template(key)          # may raise (file gone): nothing cached
+            self._map[key] = t
+            return t
+
+    def discard(self, path: StrOrBytesPath) -> None:
+        with self._lock:
+            t = self._map.pop(os.fsencode(path), None)
+        if t is not None:
+            t.close()
+
+    def clear(self) -> None:
+        with self._lock:
+            ts, self._map = list(self._map.values()), {}
+        for t in ts:
+            t.close()
+
+    def __len__(self) -> int:
+        return len(self._map)
+
+    def __contains__(self, path: object) -> bool:
+        return isinstance(path, (str, bytes, os.PathLike)) and os.fsencode(path) in self._map
+
+    def _after_fork(self) -> None:
+        # A lock held by another thread at fork() would stay held forever.
+        self._lock = threading.Lock()
+
+
+#: The process-wide cache behind spawnkit.spawn() and spawnkit.run().
+template_cache = TemplateCache()
+os.register_at_fork(after_in_child=template_cache._after_fork)
