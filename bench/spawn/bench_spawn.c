@@ -63,6 +63,7 @@ struct result {
 	double seconds;
 	int best_raw;			/* index into active[] */
 	struct stats s[MAX_METHODS];
+	double paired[MAX_METHODS];	/* paired median ratio to best_raw */
 };
 
 static struct opts {
@@ -190,7 +191,7 @@ static void run_target(const struct state *st, const struct target *t, struct re
 			 * sample counter steps here */
 			if ((long)(i + 1) * want[j] / iters == (long)i * want[j] / iters)
 				continue;
-			if (samples_add(&smp[j], start_once(active[j], t), round))
+			if (samples_add(&smp[j], start_once(active[j], t), round, i))
 				die("out of memory");
 		}
 	}
@@ -210,11 +211,18 @@ static void run_target(const struct state *st, const struct target *t, struct re
 	r->best_raw = -1;
 	for (j = 0; j < nr_active; j++) {
 		stats_compute(&smp[j], o.rounds, &r->s[j]);
-		samples_free(&smp[j]);
 		if (active[j]->raw &&
 		    (r->best_raw < 0 || r->s[j].median < r->s[r->best_raw].median))
 			r->best_raw = j;
 	}
+	for (j = 0; j < nr_active; j++) {
+		int pairs;
+
+		r->paired[j] = r->best_raw < 0 ? NAN :
+			stats_paired_ratio(&smp[j], &smp[r->best_raw], &pairs);
+	}
+	for (j = 0; j < nr_active; j++)
+		samples_free(&smp[j]);
 }
 
 static double ratio_best(const struct result *r, int j)
@@ -230,18 +238,18 @@ static void print_result(const struct result *r)
 	       "%s target; %d iterations x %d rounds, %.1f s\n",
 	       r->st.mem_mib, r->vmrss_kib / 1024, r->fds_open, r->fds_highest,
 	       r->tgt->name, r->iterations, r->rounds, r->seconds);
-	printf("%-18s %-6s %5s %9s %9s %9s %18s %21s %8s\n", "method", "fds>2", "n",
-	       "min us", "median", "max", "mean +- sd", "round medians", "x best");
+	printf("%-18s %-6s %5s %9s %9s %9s %18s %21s %7s %7s\n", "method", "fds>2", "n",
+	       "min us", "median", "max", "mean +- sd", "round medians", "x best", "paired");
 	for (j = 0; j < nr_active; j++) {
 		const struct stats *s = &r->s[j];
 		char ms[32], rm[32];
 
 		snprintf(ms, sizeof(ms), "%.1f +- %.1f", s->mean, s->sd);
 		snprintf(rm, sizeof(rm), "%.1f..%.1f", s->round_lo, s->round_hi);
-		printf("%-18s %-6s %5d %9.1f %9.1f %9.1f %18s %21s %7.3f%s\n",
+		printf("%-18s %-6s %5d %9.1f %9.1f %9.1f %18s %21s %7.3f %7.3f%s\n",
 		       active[j]->name, active[j]->closes_fds ? "closed" : "kept",
 		       s->n, s->min, s->median, s->max, ms, rm, ratio_best(r, j),
-		       j == r->best_raw ? " (best raw)" : "");
+		       r->paired[j], j == r->best_raw ? " (best raw)" : "");
 	}
 	fflush(stdout);
 }
@@ -256,28 +264,36 @@ static int find_method(const char *name)
 	return -1;
 }
 
-/* The issue's goals, judged on the medians of each row. */
+/*
+ * The issue's goals.  "Within 5 %" is judged on the paired ratio (median
+ * over iterations of template / best raw method, both timed in the same
+ * iteration), which the load of a shared machine skews least; the ratio of
+ * the two medians is printed next to it.
+ */
 static int print_summary(FILE *json)
 {
 	int ri, j, tm = find_method("template"), ti = find_method("template-inherit");
 	int fk = find_method("fork+execve"), all_ok = 1;
 
-	printf("\n== summary: median us per start; ratio = median / fastest raw method's median\n");
-	printf("%-22s %-7s", "parent (MiB, fds)", "target");
+	printf("\n== summary: median us per start; x = median / fastest raw method's median, "
+	       "paired = median of per-iteration ratios\n");
+	printf("%-14s %-7s", "MiB, fds", "target");
 	for (j = 0; j < nr_active; j++)
 		printf(" %12.12s", active[j]->name);
-	printf(" %14s %9s %9s %9s\n", "best raw", "tmpl/raw", "inh/raw", "fork/tmpl");
+	printf(" %14s %7s %7s %7s %7s %9s\n", "best raw", "tmpl x", "paired",
+	       "inh x", "paired", "fork/tmpl");
 	for (ri = 0; ri < nr_results; ri++) {
 		const struct result *r = &results[ri];
 		char p[32];
 
 		snprintf(p, sizeof(p), "%ld, %d", r->st.mem_mib, r->st.fds);
-		printf("%-22s %-7s", p, r->tgt->name);
+		printf("%-14s %-7s", p, r->tgt->name);
 		for (j = 0; j < nr_active; j++)
 			printf(" %12.1f", r->s[j].median);
 		printf(" %14s", r->best_raw >= 0 ? active[r->best_raw]->name : "-");
-		printf(" %9.3f %9.3f %9.1f\n", tm >= 0 ? ratio_best(r, tm) : NAN,
-		       ti >= 0 ? ratio_best(r, ti) : NAN,
+		printf(" %7.3f %7.3f %7.3f %7.3f %9.1f\n",
+		       tm >= 0 ? ratio_best(r, tm) : NAN, tm >= 0 ? r->paired[tm] : NAN,
+		       ti >= 0 ? ratio_best(r, ti) : NAN, ti >= 0 ? r->paired[ti] : NAN,
 		       fk >= 0 && tm >= 0 ? r->s[fk].median / r->s[tm].median : NAN);
 	}
 
@@ -285,19 +301,19 @@ static int print_summary(FILE *json)
 		printf("\ngoals not judged: needs the template and fork+execve methods\n");
 		return 1;
 	}
-	printf("\n== goals (issue 2): template median within 5 %% of the fastest raw method's "
-	       "in every row; >= 50x faster than fork+execve from a 2 GiB parent\n");
+	printf("\n== goals (issue 2): template within 5 %% of the fastest raw method in every row "
+	       "(paired ratio <= 1.05); >= 50x faster than fork+execve from a 2 GiB parent\n");
 	for (ri = 0; ri < nr_results; ri++) {
 		const struct result *r = &results[ri];
-		double q = ratio_best(r, tm), qi = ti >= 0 ? ratio_best(r, ti) : NAN;
-		int ok = q <= 1.05;
+		int ok = r->paired[tm] <= 1.05;
 
 		all_ok &= ok;
-		printf("  %5ld MiB %6d fds %-7s template %.3f x best raw (%s)%s",
-		       r->st.mem_mib, r->st.fds, r->tgt->name, q,
-		       active[r->best_raw]->name, ok ? "  met" : "  NOT MET");
+		printf("  %5ld MiB %6d fds %-7s template %.3f x %s (medians %.3f x)%s",
+		       r->st.mem_mib, r->st.fds, r->tgt->name, r->paired[tm],
+		       active[r->best_raw]->name, ratio_best(r, tm), ok ? "  met" : "  NOT MET");
 		if (ti >= 0)
-			printf("; template-inherit %.3f x%s", qi, qi <= 1.05 ? "" : " (over 5 %)");
+			printf("; template-inherit %.3f x%s", r->paired[ti],
+			       r->paired[ti] <= 1.05 ? "" : " (over 5 %)");
 		printf("\n");
 		if (r->st.mem_mib >= 2048) {
 			double f = r->s[fk].median / r->s[tm].median;
@@ -377,6 +393,7 @@ static void json_results(FILE *f)
 			json_num(f, "mean_us", s->mean, ", ");
 			json_num(f, "sd_us", s->sd, ", ");
 			json_num(f, "ratio_to_best_raw", ratio_best(r, j), ", ");
+			json_num(f, "paired_ratio_to_best_raw", r->paired[j], ", ");
 			fprintf(f, "\"round_medians_us\": [");
 			for (k = 0; k < s->nr_rounds; k++) {
 				if (isfinite(s->round_median[k]))

@@ -6,12 +6,13 @@
 
 #include "stats.h"
 
-int samples_add(struct samples *s, double us, int round)
+int samples_add(struct samples *s, double us, int round, int iter)
 {
 	if (s->n == s->cap) {
 		int cap = s->cap ? 2 * s->cap : 256;
 		double *u = realloc(s->us, (size_t)cap * sizeof(*u));
 		unsigned char *r;
+		int *it;
 
 		if (!u)
 			return -ENOMEM;
@@ -20,10 +21,15 @@ int samples_add(struct samples *s, double us, int round)
 		if (!r)
 			return -ENOMEM;
 		s->round = r;
+		it = realloc(s->iter, (size_t)cap * sizeof(*it));
+		if (!it)
+			return -ENOMEM;
+		s->iter = it;
 		s->cap = cap;
 	}
 	s->us[s->n] = us;
 	s->round[s->n] = (unsigned char)round;
+	s->iter[s->n] = iter;
 	s->n++;
 	return 0;
 }
@@ -32,6 +38,7 @@ void samples_free(struct samples *s)
 {
 	free(s->us);
 	free(s->round);
+	free(s->iter);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -94,4 +101,26 @@ void stats_compute(const struct samples *s, int nr_rounds, struct stats *out)
 	out->min = v[0];
 	out->max = v[s->n - 1];
 	free(v);
+}
+
+double stats_paired_ratio(const struct samples *a, const struct samples *b, int *pairs)
+{
+	double *q = malloc((size_t)(a->n ? a->n : 1) * sizeof(*q)), m;
+	int i = 0, j = 0, k = 0;
+
+	*pairs = 0;
+	if (!q)
+		return NAN;
+	while (i < a->n && j < b->n) {
+		if (a->iter[i] < b->iter[j])
+			i++;
+		else if (a->iter[i] > b->iter[j])
+			j++;
+		else
+			q[k++] = a->us[i++] / b->us[j++];
+	}
+	m = median_of(q, k);
+	free(q);
+	*pairs = k;
+	return m;
 }

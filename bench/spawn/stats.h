@@ -11,6 +11,7 @@
 struct samples {
 	double *us;
 	unsigned char *round;
+	int *iter;		/* iteration each sample was taken in (ascending) */
 	int n, cap;
 };
 
@@ -23,9 +24,17 @@ struct stats {
 };
 
 /* 0, or -ENOMEM. */
-int samples_add(struct samples *s, double us, int round);
+int samples_add(struct samples *s, double us, int round, int iter);
 void samples_free(struct samples *s);
 
 void stats_compute(const struct samples *s, int nr_rounds, struct stats *out);
+
+/*
+ * Median over the iterations in which both ran of a[i] / b[i]: a paired
+ * ratio, which a slow drift of the machine's load (other jobs starting and
+ * stopping) moves much less than the ratio of two overall medians.  NAN if
+ * they never ran in the same iteration.  *pairs gets the count.
+ */
+double stats_paired_ratio(const struct samples *a, const struct samples *b, int *pairs);
 
 #endif
