@@ -87,6 +87,7 @@ static int nr_active;
 static struct target targets[2];
 static int nr_targets;
 static struct result results[MAX_STATES * 2];
+static char start_load[128] = "unknown";
 static int nr_results;
 
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -409,14 +410,37 @@ static void json_results(FILE *f)
 	fprintf(f, "  ]\n");
 }
 
+/* The 1/5/15-minute load averages: how busy the shared machine was. */
+static void loadavg(char *buf, size_t n)
+{
+	FILE *f = fopen("/proc/loadavg", "re");
+
+	snprintf(buf, n, "unknown");
+	if (f) {
+		if (fgets(buf, (int)n, f)) {
+			char *p = buf;
+			int k;
+
+			for (k = 0; k < 3 && p; k++)	/* keep the first three fields */
+				p = strchr(p + 1, ' ');
+			if (p)
+				*p = 0;
+		}
+		fclose(f);
+	}
+}
+
 static void print_machine(FILE *f, int json, int argc, char **argv)
 {
+	char load[128];
+
 	struct utsname u;
 	char model[256] = "unknown", line[512];
 	FILE *ci = fopen("/proc/cpuinfo", "re");
 	int i;
 
 	uname(&u);
+	loadavg(load, sizeof(load));
 	if (ci) {
 		while (fgets(line, sizeof(line), ci))
 			if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
@@ -438,16 +462,21 @@ static void print_machine(FILE *f, int json, int argc, char **argv)
 		json_str(f, model);
 		fprintf(f, ", \"glibc\": ");
 		json_str(f, gnu_get_libc_version());
-		fprintf(f, ", \"kernel_spawn_template\": %s},\n",
+		fprintf(f, ", \"kernel_spawn_template\": %s, \"loadavg_at_start\": ",
 			spawnkit_kernel_has_spawn_template() ? "true" : "false");
+		json_str(f, start_load);
+		fprintf(f, ", \"loadavg_at_end\": ");
+		json_str(f, load);
+		fprintf(f, "},\n");
 		fprintf(f, "  \"config\": {\"max_samples\": %d, \"min_samples\": %d, "
 			"\"rounds\": %d, \"budget_s\": %.1f, \"full\": %s, "
 			"\"exit_status_checked\": %d},\n", o.max_samples, o.min_samples,
 			o.rounds, o.budget, o.full ? "true" : "false", EXIT_MAGIC);
 		return;
 	}
-	printf("bench_spawn: kernel %s, %ld cpus (%s), glibc %s\n", u.release,
-	       sysconf(_SC_NPROCESSORS_ONLN), model, gnu_get_libc_version());
+	snprintf(start_load, sizeof(start_load), "%s", load);
+	printf("bench_spawn: kernel %s, %ld cpus (%s), glibc %s, load average %s\n",
+	       u.release, sysconf(_SC_NPROCESSORS_ONLN), model, gnu_get_libc_version(), load);
 	printf("spawn-template kernel calls: %s\n", spawnkit_kernel_has_spawn_template()
 	       ? "advertised (kernel backend measured)" : "not advertised (user backend only)");
 	printf("each start = spawn + wait; exit status %d checked on every start\n", EXIT_MAGIC);
@@ -756,6 +785,12 @@ int main(int argc, char **argv)
 			die("cannot write %s: %s", o.json, strerror(errno));
 		fprintf(json, "{\n  \"benchmark\": \"spawn latency (bench/spawn)\",\n");
 		print_machine(json, 1, argc, argv);
+	}
+	{
+		char load[128];
+
+		loadavg(load, sizeof(load));
+		printf("\nload average at the end: %s (at the start: %s)\n", load, start_load);
 	}
 	print_summary(json);
 	if (json) {
