@@ -27,7 +27,10 @@ static int probe_range(uintptr_t p, size_t len, int write)
 	uintptr_t end, a;
 	long ret;
 
-	if (len < 8 || p + len < p)
+	/* Both probe calls take NULL as "no buffer" and succeed, so page 0
+	 * is answered here: it is never mapped unless vm.mmap_min_addr is 0,
+	 * and then a batch still refuses to use it. */
+	if (len < 8 || p + len < p || p < PROBE_PAGE)
 		return -EFAULT;
 	end = p + len;
 	a = p;

@@ -197,11 +197,13 @@ static int check_program(const struct sk_batch_run *r)
 			uint64_t dst = e->args[1], off;
 			unsigned int j;
 
-			if (dst + 8 <= r->ue || dst >= r->ue_end)
-				continue;	/* not into the entries */
+			/* Not into the entries, or straddling their edge
+			 * (the copy fails with -EINVAL and writes nothing). */
+			if (dst < r->ue || dst + 8 < dst || dst + 8 > r->ue_end)
+				continue;
 			off = dst - r->ue;
 			j = off / sizeof(struct batch_entry);
-			if (dst < r->ue || j <= i ||
+			if (j <= i ||
 			    off % sizeof(struct batch_entry) !=
 				    __builtin_offsetof(struct batch_entry, args[0]) ||
 			    op_of(r->work[j].nr) == OP_NONE)
