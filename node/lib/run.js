@@ -136,7 +136,8 @@ function runInternal(file, args, options) {
         killed: child.killed,
       };
       if (aborted) {
-        Object.assign(aborted, result);
+        // What the call saw before the abort; code stays 'ABORT_ERR'.
+        Object.assign(aborted, result, { code: 'ABORT_ERR', exitCode: result.code });
         reject(aborted);
       } else {
         resolve(result);
