@@ -1,0 +1,60 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# check-man.sh - render every page under man/man3 and fail on any warning.
+#
+# Each page goes through man(1) with groff's warnings on (what a reader's
+# man would print), and through groff with every warning category enabled,
+# so a bad macro, an unknown escape or a line groff cannot break is an error
+# here rather than garbage in someone's terminal.  A ".so" link must name a
+# page that exists.  Needs man-db and groff-base (scripts/deps/man.apt).
+#
+# Usage: tests/man/check-man.sh [mandir]   (default: man/ of the repository)
+set -u
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+mandir=${1:-$top/man}
+for tool in man groff; do
+	if ! command -v "$tool" >/dev/null 2>&1; then
+		echo "check-man: $tool not found (apt-get install man-db groff-base)" >&2
+		exit 2
+	fi
+done
+
+pass=0
+fail=0
+err=$(mktemp)
+trap 'rm -f "$err"' EXIT
+
+# man resolves ".so man3/x.3" relative to the manual's top directory.
+cd "$mandir" || exit 2
+for page in man3/*.3; do
+	[ -e "$page" ] || continue
+	ok=1
+	target=$(sed -n 's/^\.so[ 	]\{1,\}//p' "$page" | head -n 1)
+	if [ -n "$target" ] && [ ! -f "$target" ]; then
+		echo "FAIL $page: .so target $target does not exist"
+		ok=0
+	fi
+	if ! MANWIDTH=80 man --warnings -l "$page" >/dev/null 2>"$err" || [ -s "$err" ]; then
+		echo "FAIL $page (man --warnings):"
+		sed 's/^/    /' "$err"
+		ok=0
+	fi
+	# Every groff warning category (-ww), text output, nothing written.
+	if [ -z "$target" ]; then
+		if ! groff -man -Tutf8 -ww -z "$page" 2>"$err" || [ -s "$err" ]; then
+			echo "FAIL $page (groff -ww):"
+			sed 's/^/    /' "$err"
+			ok=0
+		fi
+	fi
+	if [ $ok = 1 ]; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+	fi
+done
+
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ] && [ $pass -gt 0 ]
