@@ -3,13 +3,15 @@
 // for Node's errors (err.code === 'ENOENT', err.errno, err.syscall, err.path)
 // works unchanged.
 const util = require('node:util');
+const { errno: ERRNO } = require('node:os').constants;
+
+// libuv names only the errnos it uses (it has no ESTALE): fall back to the
+// kernel's full list.
+const byNumber = new Map(Object.entries(ERRNO).map(([name, n]) => [n, name]));
 
 function errnoName(errno) {
-  try {
-    return util.getSystemErrorName(errno);
-  } catch {
-    return `Unknown system error ${errno}`;
-  }
+  const name = util.getSystemErrorName(errno);
+  return name.startsWith('Unknown') ? byNumber.get(-errno) ?? name : name;
 }
 
 // errno is negative, as libspawnkit and libuv return it.
