@@ -276,6 +276,17 @@ static void prep(struct io_uring_sqe *sqe, const struct batch_entry *e)
 	}
 }
 
+/* Did entry e, with result v, break its soft link by a short transfer? */
+static int broke_short(const struct batch_entry *e, int64_t v)
+{
+	uint64_t want = e->args[2] > 0x7ffff000UL ? 0x7ffff000UL : e->args[2];
+	int op = op_of(e->nr);
+
+	if (op != OP_READ && op != OP_WRITE && op != OP_PREAD && op != OP_PWRITE)
+		return 0;
+	return v >= 0 && (uint64_t)v < want;
+}
+
 /* Sync fallback if the ring refuses a submission (resource shortage): the
  * same sub-calls, one syscall each, with the same jumps. */
 static unsigned int run_sync(struct sk_batch_run *r, unsigned int i, unsigned int j,
@@ -380,10 +391,17 @@ static unsigned int run_segment(struct sk_batch_run *r, struct io_uring *ring,
 					 * interrupted sub-call. */
 					v = -EINTR;
 					canceled = 0;
-				} else {
+				} else if (k > start && broke_short(&r->work[k - 1], res[k - 1])) {
 					/* The link broke on a short result
-					 * before k: k never ran. */
+					 * before k: k never ran.  Go on. */
 					break;
+				} else {
+					/* io_uring refused an SQE at submission
+					 * (a bad path pointer, an empty path,
+					 * bad flags) and failed its whole chain:
+					 * run the rest with plain syscalls, in
+					 * order, as the loop would. */
+					return run_sync(r, k, j, last);
 				}
 			}
 			r->results[k] = v;
