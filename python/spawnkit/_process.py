@@ -227,10 +227,12 @@ def _build_setup(stdin: Any, stdout: Any, stderr: Any, cwd: Any,
         if cwd is not None:
             if isinstance(cwd, int) and not isinstance(cwd, bool):
                 dirfd = cwd
+                os.fstat(dirfd)                # EBADF here, not in the child
                 cwd_path = os.fsencode(os.readlink(f"/proc/self/fd/{cwd}"))
             else:
                 cwd_path = os.fsencode(cwd)
-                dirfd = os.open(cwd_path, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+                # open the path as given, so an error names it as given
+                dirfd = os.open(os.fspath(cwd), os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
                 setup.child_fds.append(dirfd)
             setup.actions.append((_FCHDIR, 0, dirfd, 0, 0))
         defaults = list(default_signals)
@@ -431,13 +433,17 @@ class Process:
         return f"<spawnkit.Process pid={self.pid} returncode={self.returncode}>"
 
 
+class EmptyArgvError(ValueError, IndexError):
+    """argv is empty: a ValueError, and an IndexError as subprocess raises."""
+
+
 def _argv_bytes(args: Argv) -> List[bytes]:
     if isinstance(args, (str, bytes, os.PathLike)):
         seq: Sequence[StrOrBytesPath] = [args]
     else:
         seq = list(args)
     if not seq:
-        raise ValueError("argv must not be empty")
+        raise EmptyArgvError("argv must not be empty")
     return [_check_bytes(os.fsencode(a), "argv") for a in seq]
 
 
@@ -466,8 +472,12 @@ def _spawn_raw(args: Argv, *, executable: Optional[StrOrBytesPath] = None,
         if template is not None:
             tmpl, path = template, None
         else:
-            path = _resolve(program, env, cwd_path)
-            tmpl = template_cache.get(path)
+            try:
+                path = _resolve(program, env, cwd_path)
+                tmpl = template_cache.get(path)
+            except OSError as e:
+                # Name the program as the caller wrote it, as subprocess does.
+                raise error_from_errno(e.errno, os.fsdecode(program)) from None
         for _ in range(_STALE_RETRIES):
             ptr = tmpl._acquire()
             try:

@@ -1,0 +1,88 @@
+"""Shared fixtures: every test must leave no fd, child or zombie behind."""
+import os
+import shutil
+import time
+
+import pytest
+
+import spawnkit
+
+
+def _our_fds():
+    return set(os.listdir("/proc/self/fd"))
+
+
+def children_of(pid):
+    """Pids whose parent is `pid` (living or zombie)."""
+    out = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                data = f.read()
+        except OSError:
+            continue
+        rest = data[data.rindex(b")") + 2:].split()
+        if int(rest[1]) == pid:
+            out.append(int(name))
+    return out
+
+
+def proc_state(pid):
+    """The state letter of a process, or None if it no longer exists."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    return data[data.rindex(b")") + 2:].split()[0].decode()
+
+
+def is_dead(pid):
+    return proc_state(pid) in (None, "Z", "X")
+
+
+def wait_dead(pids, timeout=5.0):
+    """True once every pid is gone or a zombie (killed processes need a
+    moment to be torn down); the caller asserts the result."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if all(is_dead(p) for p in pids):
+            return True
+        time.sleep(0.01)
+    return all(is_dead(p) for p in pids)
+
+
+def need(tool):
+    path = shutil.which(tool)
+    if path is None:
+        pytest.fail(f"test needs {tool!r} on PATH (see scripts/deps)")
+    return path
+
+
+@pytest.fixture(autouse=True)
+def no_leaks():
+    """Fail a test that leaks an fd of ours or leaves a child unreaped."""
+    spawnkit.run(["true"])           # opens the shared /dev/null fd once
+    before = _our_fds()
+    yield
+    # fds: give a finalizer a chance, then compare
+    after = _our_fds()
+    if after != before:
+        import gc
+        gc.collect()
+        after = _our_fds()
+    # Templates cached by the test keep their executable's fd: not a leak.
+    cached = {str(t.fd) for t in list(spawnkit.template_cache._map.values())
+              if not t.closed}
+    leaked = sorted(after - before - cached, key=int)
+    links = {}
+    for fd in leaked:
+        try:
+            links[fd] = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            pass
+    assert not links, f"fds leaked by the test: {links}"
+    kids = [p for p in children_of(os.getpid()) if proc_state(p) is not None]
+    assert not kids, f"children left behind: {[(p, proc_state(p)) for p in kids]}"

@@ -1,0 +1,286 @@
+"""Template: from a path, an fd, a command name; lifetime; the cache; ESTALE."""
+import errno
+import os
+import shutil
+import stat
+import subprocess
+import threading
+
+import pytest
+
+import spawnkit
+from spawnkit import StaleTemplateError, Template, template_cache
+
+
+def copy_true(dirpath, name="tool"):
+    dst = os.path.join(dirpath, name)
+    shutil.copy2("/bin/true", dst)
+    return dst
+
+
+def rename_new_copy_over(path, src="/bin/true"):
+    """What a package manager does: write a new file, rename it over."""
+    tmp = path + ".new"
+    shutil.copy2(src, tmp)
+    os.rename(tmp, path)
+
+
+def test_from_absolute_path():
+    with Template("/bin/sh") as t:
+        assert t.path == "/bin/sh"
+        assert t.backend in ("user", "kernel")
+        assert t.fd >= 0
+        p = t.spawn(["sh", "-c", "exit 5"])
+        assert p.wait() == 5
+    assert t.closed
+
+
+def test_from_relative_path_is_made_absolute(tmp_path, monkeypatch):
+    copy_true(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    with Template("./tool") as t:
+        assert t.path == os.path.join(str(tmp_path), "tool")
+
+
+def test_from_command_name_resolved_over_path():
+    with Template("sh") as t:
+        assert t.path == shutil.which("sh")
+        assert os.path.isabs(t.path)
+
+
+def test_from_fd():
+    fd = os.open("/bin/sh", os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        with Template(fd=fd) as t:
+            assert t.path is None
+            assert t.spawn(["sh", "-c", "exit 3"]).wait() == 3
+        os.fstat(fd)                     # the fd was not taken over
+    finally:
+        os.close(fd)
+
+
+def test_from_fd_classmethod():
+    fd = os.open("/bin/true", os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        with Template.from_fd(fd) as t:
+            assert t.spawn(["true"]).wait() == 0
+    finally:
+        os.close(fd)
+
+
+def test_bad_fd_is_ebadf():
+    r, w = os.pipe()
+    os.close(r)
+    os.close(w)
+    with pytest.raises(OSError) as ei:
+        Template(fd=r)
+    assert ei.value.errno == errno.EBADF
+
+
+def test_argument_errors():
+    with pytest.raises(TypeError):
+        Template()
+    with pytest.raises(TypeError):
+        Template("/bin/true", fd=0)
+    with pytest.raises(TypeError):
+        Template(fd="3")
+
+
+def test_missing_file_is_filenotfound():
+    with pytest.raises(FileNotFoundError) as ei:
+        Template("/nonexistent/tool")
+    assert ei.value.filename == "/nonexistent/tool"
+    with pytest.raises(FileNotFoundError):
+        Template("no-such-command-spawnkit")
+
+
+def test_not_executable_is_permission_error(tmp_path):
+    f = tmp_path / "data"
+    f.write_bytes(b"#!/bin/sh\n")
+    f.chmod(0o644)
+    with pytest.raises(PermissionError):
+        Template(str(f))
+
+
+def test_directory_is_permission_error(tmp_path):
+    with pytest.raises(PermissionError):
+        Template(str(tmp_path))
+
+
+def test_closed_template_refuses_to_spawn():
+    t = Template("/bin/true")
+    t.close()
+    t.close()                                 # idempotent
+    with pytest.raises(ValueError):
+        t.spawn(["true"])
+    assert "closed" in repr(t)
+
+
+def test_close_while_other_threads_spawn_never_crashes():
+    t = Template("/bin/true")
+    results = []
+
+    def worker():
+        for _ in range(30):
+            try:
+                results.append(t.spawn(["true"]).wait())
+            except ValueError:
+                results.append("closed")
+
+    threads = [threading.Thread(target=worker) for _ in range(4)]
+    for th in threads:
+        th.start()
+    t.close()
+    for th in threads:
+        th.join()
+    assert len(results) == 120
+    assert set(results) <= {0, "closed"}
+    assert t._ptr is None                     # destroyed once nobody used it
+
+
+def test_explicit_template_reports_estale(tmp_path):
+    path = copy_true(tmp_path)
+    with Template(path) as t:
+        assert t.spawn(["tool"]).wait() == 0
+        rename_new_copy_over(path)
+        with pytest.raises(StaleTemplateError) as ei:
+            t.spawn(["tool"])
+        e = ei.value
+        assert isinstance(e, OSError) and e.errno == errno.ESTALE
+
+
+def test_cache_recreates_stale_template_transparently(tmp_path):
+    path = copy_true(tmp_path)
+    assert spawnkit.run([path]).returncode == 0
+    first = template_cache.get(path)
+    rename_new_copy_over(path, "/bin/false")
+    # The cached template is stale; run() makes a new one and runs the new file.
+    assert spawnkit.run([path]).returncode == 1
+    second = template_cache.get(path)
+    assert second is not first and first.closed
+    template_cache.discard(path)
+    assert path not in template_cache
+
+
+def test_cache_stale_then_deleted_is_filenotfound(tmp_path):
+    path = copy_true(tmp_path)
+    assert spawnkit.run([path]).returncode == 0
+    os.unlink(path)
+    with pytest.raises(FileNotFoundError):
+        spawnkit.run([path])
+    template_cache.discard(path)
+
+
+def test_cache_estale_under_concurrent_renames(tmp_path):
+    path = copy_true(tmp_path)
+    stop = threading.Event()
+    errors = []
+    codes = []
+
+    def renamer():
+        # The new copy is written by another process (cp): written from a
+        # thread of ours, its write fd would be inherited for an instant by
+        # children forked from the other threads, and an exec of it in that
+        # instant fails with ETXTBSY (the classic fork/exec race, the same
+        # with subprocess).
+        while not stop.is_set():
+            subprocess.run(["cp", "/bin/true", path + ".new"], check=True)
+            os.rename(path + ".new", path)
+
+    def runner():
+        try:
+            for _ in range(25):
+                codes.append(spawnkit.run([path]).returncode)
+        except Exception as e:           # recorded and asserted below
+            errors.append(e)
+
+    r = threading.Thread(target=renamer)
+    r.start()
+    runners = [threading.Thread(target=runner) for _ in range(4)]
+    for th in runners:
+        th.start()
+    for th in runners:
+        th.join()
+    stop.set()
+    r.join()
+    template_cache.discard(path)
+    # A file replaced more often than spawns can retry may still surface as
+    # StaleTemplateError; anything else (or a crash) is a bug.
+    assert all(isinstance(e, StaleTemplateError) for e in errors), errors
+    assert codes and set(codes) == {0}
+    assert len(codes) + len(errors) == 100
+
+
+def test_cache_same_object_per_path():
+    a = template_cache.get("/bin/true")
+    assert template_cache.get(b"/bin/true") is a
+    assert "/bin/true" in template_cache and len(template_cache) >= 1
+
+
+def test_cache_is_thread_safe_on_first_use(tmp_path):
+    path = copy_true(tmp_path)
+    got = []
+    barrier = threading.Barrier(8)
+
+    def get():
+        barrier.wait()
+        got.append(template_cache.get(path))
+
+    threads = [threading.Thread(target=get) for _ in range(8)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert len({id(t) for t in got}) == 1
+    template_cache.discard(path)
+
+
+def test_which(tmp_path):
+    assert spawnkit.which("sh") == shutil.which("sh")
+    tool = copy_true(tmp_path)
+    assert spawnkit.which("tool", path=f"/nonexistent:{tmp_path}") == tool
+    assert spawnkit.which("./x") == os.path.abspath("./x")
+    with pytest.raises(FileNotFoundError):
+        spawnkit.which("tool", path="/nonexistent")
+    os.chmod(tool, 0o644)
+    with pytest.raises(PermissionError):
+        spawnkit.which("tool", path=str(tmp_path))
+
+
+def test_which_skips_non_executable_for_a_later_match(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    (a / "tool").write_bytes(b"x")
+    (a / "tool").chmod(stat.S_IRUSR)
+    tool = copy_true(str(b))
+    assert spawnkit.which("tool", path=f"{a}:{b}") == tool
+
+
+def test_backend_and_kernel_probe():
+    assert spawnkit.backend() in ("user", "kernel")
+    assert isinstance(spawnkit.kernel_has_spawn_template(), bool)
+
+
+def test_forced_user_backend(monkeypatch):
+    monkeypatch.setenv("SPAWNKIT_BACKEND", "user")
+    assert spawnkit.backend() == "user"
+    with Template("/bin/true") as t:
+        assert t.backend == "user"
+
+
+def test_forced_kernel_backend_without_kernel_is_enosys(monkeypatch):
+    monkeypatch.setenv("SPAWNKIT_BACKEND", "kernel")
+    if spawnkit.kernel_has_spawn_template():
+        assert spawnkit.backend() == "kernel"
+    else:
+        with pytest.raises(OSError) as ei:
+            spawnkit.backend()
+        assert ei.value.errno == errno.ENOSYS
+
+
+def test_unknown_backend_name_is_einval(monkeypatch):
+    monkeypatch.setenv("SPAWNKIT_BACKEND", "bogus")
+    with pytest.raises(OSError) as ei:
+        spawnkit.backend()
+    assert ei.value.errno == errno.EINVAL
