@@ -132,7 +132,7 @@ static double start_once(const struct method *m, const struct target *t)
 		if (WIFSIGNALED(status))
 			die("%s (%s target): child killed by signal %d", m->name,
 			    t->name, WTERMSIG(status));
-		die("%s (%s target): child exited %d, expected %d (exec failed?)",
+		die("%s (%s target): child exited %d, expected %d (exec failed, or not the bench target?)",
 		    m->name, t->name, WEXITSTATUS(status), EXIT_MAGIC);
 	}
 	return t1 - t0;
@@ -496,7 +496,9 @@ static void usage(FILE *f)
 "  --static-target PATH   the static target (default: target-static next to us)\n"
 "  --dynamic-target PATH  the dynamic target (default: target-dynamic next to us)\n"
 "  --targets LIST         static,dynamic (default both)\n"
-"  --methods LIST         comma list of method names (default: all that exist)\n"
+"  --methods LIST         comma list of: fork+execve, vfork+execve, posix_spawn,\n"
+"                         clone+execveat, template, template-inherit, ktemplate,\n"
+"                         ktemplate-inherit (default: all the kernel allows)\n"
 "  --full                 whole grid: memory {0,512,2048} MiB x fds {10,10k,100k}\n"
 "                         (default: memory axis at 10 fds, fd axis at 0 MiB)\n"
 "  --mem LIST             resident MiB values (cross product with --fds)\n"
@@ -673,6 +675,17 @@ int main(int argc, char **argv)
 	}
 	have_kernel = spawnkit_kernel_has_spawn_template();
 
+	if (o.methods) {	/* every name asked for must exist */
+		char *dup = strdup(o.methods), *tok, *save;
+
+		for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			for (j = 0; j < bench_nr_methods && strcmp(bench_methods[j].name, tok); j++)
+				;
+			if (j == bench_nr_methods)
+				die("unknown method: %s (see --help)", tok);
+		}
+		free(dup);
+	}
 	for (j = 0; j < bench_nr_methods; j++) {
 		const struct method *m = &bench_methods[j];
 
@@ -695,17 +708,6 @@ int main(int argc, char **argv)
 	}
 	if (!nr_active)
 		die("no method selected (see --help)");
-	if (o.methods) {	/* every name asked for must exist */
-		char *dup = strdup(o.methods), *tok, *save;
-
-		for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-			for (j = 0; j < nr_active && strcmp(active[j]->name, tok); j++)
-				;
-			if (j == nr_active)
-				die("unknown method: %s", tok);
-		}
-		free(dup);
-	}
 
 	if (in_list(o.targets, "static"))
 		targets[nr_targets++] = (struct target){.name = "static",
