@@ -412,7 +412,11 @@ int main(int argc, char **argv)
 			g.status = 1;
 			continue;
 		}
-		if (account(&st) && S_ISDIR(st.stx_mode)) {
+		/* An argument already counted under an earlier one is not
+		 * printed at all (as du). */
+		if (!account(&st))
+			continue;
+		if (S_ISDIR(st.stx_mode)) {
 			long fd = open_dir(AT_FDCWD, argv[i]);
 
 			if (fd < 0) {

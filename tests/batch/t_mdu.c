@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mdu against GNU du on generated trees: wide (several getdents buffers and
+ * batches), deep (longer than PATH_MAX, walked under an open-file limit of
+ * 24), hard links (once, or every time with -l), sparse files, symlinks
+ * (not followed, dangling ones too), several arguments, and an unreadable
+ * directory (as an unprivileged user: root reads everything): the same
+ * totals, the same exit status, a message for the same directory.
+ */
+#include <grp.h>
+#include <limits.h>
+#include <libgen.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include "bt.h"
+
+#define NOBODY 65534
+
+static char top[] = "/tmp/spawnkit-mdu-XXXXXX";
+static char mdu[PATH_MAX];
+
+struct outcome {
+	int status;
+	char out[4096], err[4096];
+};
+
+/* Run argv (uid >= 0: as that user; nofile > 0: under that fd limit). */
+static void run(char *const argv[], int uid, int nofile, struct outcome *o)
+{
+	int po[2], pe[2], st;
+	pid_t pid;
+	ssize_t n;
+
+	memset(o, 0, sizeof(*o));
+	if (pipe(po) || pipe(pe))
+		exit(1);
+	pid = fork();
+	if (pid == 0) {
+		dup2(po[1], 1);
+		dup2(pe[1], 2);
+		if (nofile > 0) {
+			struct rlimit rl = { nofile, nofile };
+
+			setrlimit(RLIMIT_NOFILE, &rl);
+		}
+		if (uid >= 0 && (setgroups(0, NULL) || setgid(uid) || setuid(uid)))
+			_exit(126);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(po[1]);
+	close(pe[1]);
+	n = read(po[0], o->out, sizeof(o->out) - 1);
+	while (n > 0 && (size_t)n < sizeof(o->out) - 1) {
+		ssize_t m = read(po[0], o->out + n, sizeof(o->out) - 1 - n);
+
+		if (m <= 0)
+			break;
+		n += m;
+	}
+	n = read(pe[0], o->err, sizeof(o->err) - 1);
+	(void)n;
+	close(po[0]);
+	close(pe[0]);
+	waitpid(pid, &st, 0);
+	o->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* du -s<opt> paths vs mdu -<opt> paths: same stdout and status. */
+static void compare(const char *du_opt, const char *mdu_opt, char *p1, char *p2,
+		    int uid, int nofile, int line)
+{
+	char *du_argv[] = { "/usr/bin/du", (char *)du_opt, p1, p2, NULL };
+	char *mdu_argv[] = { mdu, (char *)mdu_opt, p1, p2, NULL };
+	struct outcome d, m;
+
+	run(du_argv, uid, 0, &d);
+	run(mdu_argv, uid, nofile, &m);
+	if (strcmp(d.out, m.out) || d.status != m.status)
+		fprintf(stderr, "  line %d: du %s: [%s] %d, mdu %s: [%s] %d (%s)\n", line,
+			du_opt, d.out, d.status, mdu_opt, m.out, m.status, m.err);
+	CHECK(d.out[0] != 0);
+	CHECK(strcmp(d.out, m.out) == 0);
+	CHECK_EQ(m.status, d.status);
+	/* Both complain about the same things, or neither does. */
+	CHECK_EQ(!!m.err[0], !!d.err[0]);
+	if (strstr(d.err, "cannot read directory"))
+		CHECK(strstr(m.err, "cannot read directory") != NULL);
+}
+
+static void put(const char *rel, size_t size)
+{
+	char p[PATH_MAX], buf[4096];
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/%s", top, rel);
+	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	CHECK(fd >= 0);
+	memset(buf, 'x', sizeof(buf));
+	while (size) {
+		size_t n = size < sizeof(buf) ? size : sizeof(buf);
+
+		CHECK_EQ(write(fd, buf, n), n);
+		size -= n;
+	}
+	close(fd);
+}
+
+static void dir(const char *rel)
+{
+	char p[PATH_MAX];
+
+	snprintf(p, sizeof(p), "%s/%s", top, rel);
+	CHECK_EQ(mkdir(p, 0755), 0);
+}
+
+static char *at(const char *rel)
+{
+	static char bufs[4][PATH_MAX];
+	static int i;
+	char *p = bufs[i++ % 4];
+
+	snprintf(p, PATH_MAX, "%s/%s", top, rel);
+	return p;
+}
+
+int main(int argc, char **argv)
+{
+	char name[64], cmd[PATH_MAX + 16];
+	int fd, i;
+
+	bt_init();
+	snprintf(mdu, sizeof(mdu), "%s/../../bin/mdu", dirname(strdup(argv[0])));
+	if (access(mdu, X_OK))
+		TEST_SKIP("bin/mdu not built beside the tests");
+	if (access("/usr/bin/du", X_OK))
+		TEST_SKIP("GNU du not installed");
+	CHECK(mkdtemp(top) != NULL);
+	CHECK_EQ(chmod(top, 0755), 0);
+
+	/* Wide: 3000 files in one directory. */
+	dir("wide");
+	for (i = 0; i < 3000; i++) {
+		snprintf(name, sizeof(name), "wide/a_rather_long_file_name_%05d", i);
+		put(name, (size_t)(i * 7) % 5000);
+	}
+	compare("-sb", "-b", at("wide"), NULL, -1, 0, __LINE__);
+	compare("-sB1", "-B1", at("wide"), NULL, -1, 0, __LINE__);
+
+	/* Links, sparse files, symlinks. */
+	dir("mix");
+	dir("mix/sub");
+	put("mix/a", 10000);
+	put("mix/sub/b", 123);
+	CHECK_EQ(link(at("mix/a"), at("mix/sub/a2")), 0);
+	CHECK_EQ(link(at("mix/a"), at("mix/a3")), 0);
+	CHECK_EQ(symlink("a", at("mix/sl")), 0);
+	CHECK_EQ(symlink("sub", at("mix/sldir")), 0);
+	CHECK_EQ(symlink("/nonexistent/dangling", at("mix/dangling")), 0);
+	fd = open(at("mix/sparse"), O_WRONLY | O_CREAT, 0644);
+	CHECK(fd >= 0 && ftruncate(fd, 50 << 20) == 0 && pwrite(fd, "y", 1, 1 << 20) == 1);
+	close(fd);
+	compare("-sb", "-b", at("mix"), NULL, -1, 0, __LINE__);
+	compare("-sB1", "-B1", at("mix"), NULL, -1, 0, __LINE__);
+	compare("-slb", "-lb", at("mix"), NULL, -1, 0, __LINE__);
+	compare("-slB1", "-lB1", at("mix"), NULL, -1, 0, __LINE__);
+	/* Two arguments: each file once over both, a symlink argument not
+	 * followed, a file argument. */
+	compare("-sb", "-b", at("mix"), at("mix/sub"), -1, 0, __LINE__);
+	compare("-sb", "-b", at("mix/sldir"), at("mix/a"), -1, 0, __LINE__);
+	compare("-sb", "-b", at("wide"), at("nonexistent"), -1, 0, __LINE__);
+
+	/* Deep: 2100 levels (paths of 4200+ bytes), under 24 open files. */
+	dir("deep");
+	fd = open(at("deep"), O_RDONLY | O_DIRECTORY);
+	for (i = 0; i < 2100 && fd >= 0; i++) {
+		int nfd, f;
+
+		CHECK_EQ(mkdirat(fd, "d", 0755), 0);
+		f = openat(fd, "f", O_WRONLY | O_CREAT, 0644);
+		CHECK(f >= 0 && write(f, "deep", (size_t)(i % 4) + 1) > 0);
+		close(f);
+		nfd = openat(fd, "d", O_RDONLY | O_DIRECTORY);
+		close(fd);
+		fd = nfd;
+	}
+	close(fd);
+	compare("-sb", "-b", at("deep"), NULL, -1, 24, __LINE__);
+	compare("-sB1", "-B1", at("deep"), NULL, -1, 24, __LINE__);
+
+	/* An unreadable directory, as nobody: message, status 1, and the
+	 * rest of the walk counted (its own size too). */
+	dir("perm");
+	dir("perm/open");
+	dir("perm/closed");
+	put("perm/open/f", 777);
+	put("perm/closed/hidden", 5000);
+	dir("perm/zz");
+	put("perm/zz/after", 55);
+	CHECK_EQ(chmod(at("perm/closed"), 0), 0);
+	compare("-sb", "-b", at("perm"), NULL, NOBODY, 0, __LINE__);
+	compare("-sB1", "-B1", at("perm"), NULL, NOBODY, 0, __LINE__);
+	/* A directory we can list but not search: every entry's stat fails. */
+	CHECK_EQ(chmod(at("perm/closed"), 0744), 0);
+	compare("-sb", "-b", at("perm"), NULL, NOBODY, 0, __LINE__);
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
+	CHECK_EQ(system(cmd), 0);
+	TEST_DONE();
+}
