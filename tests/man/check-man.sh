@@ -7,9 +7,13 @@
 # man would print), and through groff with every warning category enabled,
 # so a bad macro, an unknown escape or a line groff cannot break is an error
 # here rather than garbage in someone's terminal.  A ".so" link must name a
-# page that exists.  Needs man-db and groff-base (scripts/deps/man.apt).
+# page that exists, and every function a checked public header declares must
+# have a page (or link) of its own name.  Needs man-db and groff-base
+# (scripts/deps/man.apt).
 #
 # Usage: tests/man/check-man.sh [mandir]   (default: man/ of the repository)
+#   MAN_HEADERS  headers under include/spawnkit whose functions must all have
+#                pages (default: spawnkit.h)
 set -u
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -54,6 +58,26 @@ for page in man3/*.3; do
 	else
 		fail=$((fail + 1))
 	fi
+done
+
+# Every declared function has a page: "type name(" at the start of a line,
+# which is how the public headers declare (comments start with "/*" or " *").
+for h in ${MAN_HEADERS:-spawnkit.h}; do
+	hdr=$top/include/spawnkit/$h
+	if [ ! -f "$hdr" ]; then
+		echo "FAIL $h: no such header"
+		fail=$((fail + 1))
+		continue
+	fi
+	for fn in $(grep -E '^[a-z][a-z_ *]*[ *]spawnkit_[a-z0-9_]+\(' "$hdr" |
+		    sed -E 's/.*[ *](spawnkit_[a-z0-9_]+)\(.*/\1/' | sort -u); do
+		if [ -f "man3/$fn.3" ]; then
+			pass=$((pass + 1))
+		else
+			echo "FAIL $fn ($h): no page man3/$fn.3"
+			fail=$((fail + 1))
+		fi
+	done
 done
 
 echo "$pass passed, $fail failed"
