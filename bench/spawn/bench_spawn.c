@@ -38,7 +38,7 @@
 #include "parent_state.h"
 #include "stats.h"
 
-#define MAX_METHODS	8
+#define MAX_METHODS	9
 #define MAX_STATES	64
 #define EXIT_MAGIC	42	/* the status every target start must exit with */
 
@@ -497,7 +497,8 @@ static void usage(FILE *f)
 "  --dynamic-target PATH  the dynamic target (default: target-dynamic next to us)\n"
 "  --targets LIST         static,dynamic (default both)\n"
 "  --methods LIST         comma list of: fork+execve, vfork+execve, posix_spawn,\n"
-"                         clone+execveat, template, template-inherit, ktemplate,\n"
+"                         clone+execveat, template, template-inherit,\n"
+"                         template-pidfd, ktemplate,\n"
 "                         ktemplate-inherit (default: all the kernel allows)\n"
 "  --full                 whole grid: memory {0,512,2048} MiB x fds {10,10k,100k}\n"
 "                         (default: memory axis at 10 fds, fd axis at 0 MiB)\n"
@@ -661,6 +662,8 @@ int main(int argc, char **argv)
 	int nr_states, si, ti, j, have_kernel, want_user = 0, want_kernel = 0;
 	FILE *json = NULL;
 
+	if (bench_nr_methods > MAX_METHODS)
+		die("%d methods, room for %d: raise MAX_METHODS", bench_nr_methods, MAX_METHODS);
 	parse_args(argc, argv);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	/*

@@ -91,6 +91,20 @@ static pid_t start_tmpl_user_inherit(const struct target_ctx *c)
 	return start_tmpl(c->tmpl_user, c, SPAWNKIT_SPAWN_INHERIT_FDS);
 }
 
+/* As a caller that wants the pidfd gets it (closed here: we reap by pid). */
+static pid_t start_tmpl_user_pidfd(const struct target_ctx *c)
+{
+	int pidfd = -1;
+	pid_t pid = spawnkit_spawn(c->tmpl_user, c->argv, c->envp, NULL, 0, 0, &pidfd);
+
+	if (pid > 0) {
+		if (pidfd < 0)
+			return -EBADF;	/* a pid without its pidfd: a library bug */
+		close(pidfd);
+	}
+	return pid;
+}
+
 static pid_t start_tmpl_kernel(const struct target_ctx *c)
 {
 	return start_tmpl(c->tmpl_kernel, c, 0);
@@ -111,6 +125,8 @@ const struct method bench_methods[] = {
 	  0, 1, 0, start_tmpl_user },
 	{ "template-inherit", "spawnkit_spawn, user backend, SPAWNKIT_SPAWN_INHERIT_FDS",
 	  0, 0, 0, start_tmpl_user_inherit },
+	{ "template-pidfd", "spawnkit_spawn, user backend, default flags, pidfd returned (and closed)",
+	  0, 1, 0, start_tmpl_user_pidfd },
 	{ "ktemplate", "spawnkit_spawn, kernel backend, default flags (closes fds > 2)",
 	  0, 1, 1, start_tmpl_kernel },
 	{ "ktemplate-inherit", "spawnkit_spawn, kernel backend, SPAWNKIT_SPAWN_INHERIT_FDS",
