@@ -103,7 +103,7 @@ def _low_fd_safe(fd: int) -> int:
 
 def _check_bytes(b: bytes, what: str) -> bytes:
     if b"\0" in b:
-        raise ValueError(f"embedded null byte in {what}")
+        raise ValueError("embedded null byte")        # as subprocess says it
     return b
 
 
