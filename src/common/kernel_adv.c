@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -42,6 +43,7 @@ int sk_read_adv_file(const char *path, long *version, long *nrs, int n)
 static void adv_read(void)
 {
 	long version, nrs[2];
+	int saved = errno;	/* strtol may set ERANGE: errno is the caller's */
 
 	if (sk_read_adv_file(SPAWN_TEMPLATE_SYSFS_PATH, &version, nrs, 2) == 0 &&
 	    version == SPAWN_TEMPLATE_ABI_VERSION) {
@@ -54,6 +56,7 @@ static void adv_read(void)
 		adv.batch = 1;
 		adv.nr_batch = nrs[0];
 	}
+	errno = saved;
 }
 
 const struct sk_kernel_adv *sk_kernel_adv(void)

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <linux/close_range.h>
 
 #include "common/sys.h"
@@ -109,4 +110,46 @@ int sk_actions_max_fd(const struct sk_action *a, unsigned int n)
 			max = a[i].newfd;
 	}
 	return max;
+}
+
+/* Does action a replace or close fd number fd? */
+static int touches(const struct sk_action *a, int fd)
+{
+	switch (a->type) {
+	case SPAWN_TEMPLATE_ACTION_CLOSE:
+		return a->fd == fd;
+	case SPAWN_TEMPLATE_ACTION_DUP2:
+	case SPAWN_TEMPLATE_ACTION_OPEN:
+		return a->newfd == fd;
+	case SPAWN_TEMPLATE_ACTION_CLOSE_RANGE:
+		return !(a->flags & CLOSE_RANGE_CLOEXEC) && fd >= a->fd && fd <= a->newfd;
+	default:
+		return 0;
+	}
+}
+
+int sk_actions_check_dirs(const struct sk_action *a, unsigned int n)
+{
+	unsigned int i, j;
+	struct stat st;
+	long ret;
+
+	for (i = 0; i < n; i++) {
+		if (a[i].type != SPAWN_TEMPLATE_ACTION_FCHDIR)
+			continue;
+		for (j = 0; j < i && !touches(&a[j], a[i].fd); j++)
+			;
+		if (j < i)
+			continue;	/* the child's fchdir will tell */
+		ret = sk_syscall2(SYS_fstat, a[i].fd, &st);
+		if (ret)
+			return (int)ret;
+		if (!S_ISDIR(st.st_mode))
+			return -ENOTDIR;
+		ret = sk_syscall5(SYS_faccessat2, a[i].fd, "", X_OK,
+				  AT_EMPTY_PATH | AT_EACCESS, 0);
+		if (ret && ret != -ENOSYS)
+			return -EACCES;
+	}
+	return 0;
 }

@@ -32,6 +32,14 @@ struct sk_action {
  */
 int sk_actions_copy_in(uint64_t uactions, uint64_t n, struct sk_action *out);
 
+/*
+ * The checks of FCHDIR that the spec makes before anything runs: the fd is
+ * open (EBADF), a directory (ENOTDIR) the caller may search (EACCES).  Made
+ * in the parent for every FCHDIR whose fd no earlier action of the same
+ * spawn replaces or closes (those are checked by the child's fchdir).
+ */
+int sk_actions_check_dirs(const struct sk_action *a, unsigned int n);
+
 /* Largest fd number any action names (not counting FD_MAX ranges), or -1. */
 int sk_actions_max_fd(const struct sk_action *a, unsigned int n);
 

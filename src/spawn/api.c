@@ -3,6 +3,7 @@
  * The public spawn-template API: argument checks common to both backends,
  * backend choice, and the convenience forms over the raw ABI structs.
  */
+#include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,8 +61,8 @@ static int check_create_args(const struct spawn_template_create_args *a)
 	return 0;
 }
 
-SK_EXPORT int spawnkit_template_create_args(const struct spawn_template_create_args *uargs,
-					    size_t size, struct spawnkit_template **tp)
+static int create_args(const struct spawn_template_create_args *uargs,
+		       size_t size, struct spawnkit_template **tp)
 {
 	struct spawn_template_create_args a;
 	struct spawnkit_template *t;
@@ -106,6 +107,16 @@ SK_EXPORT int spawnkit_template_create_args(const struct spawn_template_create_a
 	}
 	*tp = t;
 	return 0;
+}
+
+/* malloc may set errno on failure: the caller's errno is not ours to touch */
+SK_EXPORT int spawnkit_template_create_args(const struct spawn_template_create_args *uargs,
+					    size_t size, struct spawnkit_template **tp)
+{
+	int saved = errno, ret = create_args(uargs, size, tp);
+
+	errno = saved;
+	return ret;
 }
 
 SK_EXPORT int spawnkit_template_create(const char *path, uint64_t flags,
@@ -171,6 +182,16 @@ static int check_spawn_args(const struct spawn_template_spawn_args *a)
 	return 0;
 }
 
+static pid_t spawn_keep_errno(struct spawnkit_template *t,
+			      const struct spawn_template_spawn_args *a)
+{
+	int saved = errno;
+	pid_t pid = t->ops->spawn(t, a);
+
+	errno = saved;
+	return pid;
+}
+
 SK_EXPORT pid_t spawnkit_spawn_args(struct spawnkit_template *t,
 				    struct spawn_template_spawn_args *uargs, size_t size)
 {
@@ -185,7 +206,7 @@ SK_EXPORT pid_t spawnkit_spawn_args(struct spawnkit_template *t,
 		ret = check_spawn_args(&a);
 	if (ret)
 		return ret;
-	return t->ops->spawn(t, &a);
+	return spawn_keep_errno(t, &a);
 }
 
 SK_EXPORT pid_t spawnkit_spawn(struct spawnkit_template *t, char *const argv[],
@@ -212,7 +233,7 @@ SK_EXPORT pid_t spawnkit_spawn(struct spawnkit_template *t, char *const argv[],
 	ret = check_spawn_args(&a);
 	if (ret)
 		return ret;
-	pid = t->ops->spawn(t, &a);
+	pid = spawn_keep_errno(t, &a);
 	if (pid > 0 && !pidfd)
 		sk_syscall1(SYS_close, own_pidfd);
 	return pid;

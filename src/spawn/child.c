@@ -97,6 +97,9 @@ static long close_span_keep(unsigned int lo, unsigned int hi, unsigned int flags
 	if ((flags & CLOSE_RANGE_CLOEXEC) || xfd < 0 ||
 	    (unsigned int)xfd < lo || (unsigned int)xfd > hi)
 		return close_span(lo, hi, flags);
+	/* The caller closed this number: the pinned fd stays for exec but
+	 * must not reach the new program (a template made without CLOEXEC). */
+	sk_syscall3(SYS_fcntl, xfd, F_SETFD, FD_CLOEXEC);
 	ret = (unsigned int)xfd > lo ? close_span(lo, xfd - 1, flags) : 0;
 	if (!ret && (unsigned int)xfd < hi)
 		ret = close_span(xfd + 1, hi, flags);

@@ -69,7 +69,7 @@ void sk_creds_release(struct sk_creds *c)
 	c->ngroups = 0;
 }
 
-int sk_creds_unchanged(const struct sk_creds *c)
+int sk_creds_check(const struct sk_creds *c)
 {
 	struct sk_creds now;
 	gid_t small[SK_CREDS_INLINE_GROUPS];
@@ -79,23 +79,23 @@ int sk_creds_unchanged(const struct sk_creds *c)
 
 	memset(&now, 0, sizeof(now));
 	if (read_ids(&now))
-		return 0;
+		return -EACCES;
 	if (now.ruid != c->ruid || now.euid != c->euid || now.suid != c->suid ||
 	    now.fsuid != c->fsuid || now.rgid != c->rgid || now.egid != c->egid ||
 	    now.sgid != c->sgid || now.fsgid != c->fsgid ||
 	    memcmp(now.cap, c->cap, sizeof(now.cap)))
-		return 0;
+		return -EACCES;
 	n = sk_syscall2(SYS_getgroups, 0, NULL);
 	if (n != c->ngroups)
-		return 0;
+		return -EACCES;
 	if (n > SK_CREDS_INLINE_GROUPS) {
 		g = malloc(n * sizeof(gid_t));
 		if (!g)
-			return 0;
+			return -ENOMEM;
 	}
 	same = sk_syscall2(SYS_getgroups, n, g) == n &&
 	       memcmp(g, c->groups, n * sizeof(gid_t)) == 0;
 	if (g != small)
 		free(g);
-	return same;
+	return same ? 0 : -EACCES;
 }

@@ -29,7 +29,8 @@ struct sk_creds {
 /* Snapshot the calling thread's credentials: 0 or -errno. */
 int sk_creds_snapshot(struct sk_creds *c);
 void sk_creds_release(struct sk_creds *c);
-/* 1 if the calling thread still has exactly the credentials in c. */
-int sk_creds_unchanged(const struct sk_creds *c);
+/* 0 if the calling thread still has exactly the credentials in c,
+ * -EACCES if not, -ENOMEM if the check itself could not be made. */
+int sk_creds_check(const struct sk_creds *c);
 
 #endif

@@ -21,7 +21,7 @@ SK_EXPORT int spawnkit_actions_pass_fds(struct spawn_template_action *out, unsig
 	unsigned int i, n = 0, w = 0;
 	int scratch, lo = 3;
 
-	if (nfds > SPAWN_TEMPLATE_ACTIONS_MAX)
+	if (nfds > SPAWN_TEMPLATE_ACTIONS_MAX || (nfds && !fds) || !out)
 		return -EINVAL;
 	for (i = 0; i < nfds; i++) {
 		if (fds[i] < 0)

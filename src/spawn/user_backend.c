@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -84,6 +85,28 @@ static int move_above_stdio(int fd)
 	return (int)nfd;
 }
 
+/*
+ * The first two bytes, to tell a #! script.  An O_PATH fd cannot be read;
+ * /proc/self/fd/N opens the same file readable if the caller may read it
+ * (a script the caller cannot read cannot be interpreted anyway).
+ */
+static long read_magic(int fd, char magic[2])
+{
+	char proc[32];
+	long ret, rfd;
+
+	ret = sk_syscall4(SYS_pread64, fd, magic, 2, 0);
+	if (ret != -EBADF)
+		return ret;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	rfd = sk_syscall4(SYS_openat, AT_FDCWD, proc, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0);
+	if (rfd < 0)
+		return rfd;
+	ret = sk_syscall4(SYS_pread64, rfd, magic, 2, 0);
+	sk_syscall1(SYS_close, rfd);
+	return ret;
+}
+
 static int user_create(struct spawnkit_template *t,
 		       const struct spawn_template_create_args *args)
 {
@@ -92,7 +115,10 @@ static int user_create(struct spawnkit_template *t,
 	int ret;
 
 	if (t->path) {
-		fd = sk_syscall4(SYS_openat, AT_FDCWD, t->path, O_RDONLY | O_CLOEXEC, 0);
+		/* O_NONBLOCK|O_NOCTTY: a FIFO or a tty at the path must not
+		 * block or become our terminal before its type is checked */
+		fd = sk_syscall4(SYS_openat, AT_FDCWD, t->path,
+				 O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0);
 		if (fd == -EACCES)	/* execute-only file: exec needs no read */
 			fd = sk_syscall4(SYS_openat, AT_FDCWD, t->path, O_PATH | O_CLOEXEC, 0);
 		if (fd >= 0)
@@ -112,8 +138,7 @@ static int user_create(struct spawnkit_template *t,
 		ret = sk_creds_snapshot(&t->creds);
 	if (ret)
 		return ret;
-	t->is_script = sk_syscall4(SYS_pread64, t->fd, magic, 2, 0) == 2 &&
-		       magic[0] == '#' && magic[1] == '!';
+	t->is_script = read_magic(t->fd, magic) == 2 && magic[0] == '#' && magic[1] == '!';
 	if (!(args->flags & SPAWN_TEMPLATE_CREATE_CLOEXEC))
 		sk_syscall3(SYS_fcntl, t->fd, F_SETFD, 0);
 	return 0;
@@ -132,10 +157,17 @@ static int check_identity(const struct spawnkit_template *t)
 	struct sk_identity now;
 	int ret;
 
-	ret = t->path ? sk_identity_of_path(t->path, &now) : sk_identity_of_fd(t->fd, &now);
-	if (ret == -EBADF)	/* the caller closed our fd: their bug, say so */
+	/* The pinned fd is what we exec: it must still be that file (the
+	 * caller may have closed it and reused the number: their bug, but
+	 * never a reason to run another program). */
+	ret = sk_identity_of_fd(t->fd, &now);
+	if (ret == -EBADF)
 		return ret;
 	if (ret || !sk_identity_equal(&now, &t->id))
+		return -ESTALE;
+	/* and for a path template, the path must still name it */
+	if (t->path && (sk_identity_of_path(t->path, &now) ||
+			!sk_identity_equal(&now, &t->id)))
 		return -ESTALE;
 	return 0;
 }
@@ -164,6 +196,10 @@ static long start_child(struct sk_child_ctx *ctx, int *pidfd, char *stack)
 	if (pid < 0)
 		pid = -errno;
 	errno = saved;
+	/* Before 5.2 the flag is ignored: the child is ours and unreaped,
+	 * so pidfd_open names it without a race (5.3+). */
+	if (pid > 0 && *pidfd < 0)
+		*pidfd = (int)sk_syscall2(SYS_pidfd_open, pid, 0);
 	return pid;
 }
 
@@ -194,11 +230,13 @@ static pid_t user_spawn(struct spawnkit_template *t,
 			return -ENOMEM;
 	}
 	ret = sk_actions_copy_in(args->actions, args->actions_len, actions);
+	if (!ret)
+		ret = sk_actions_check_dirs(actions, (unsigned int)args->actions_len);
 	/* The pidfd must be storable before a child exists. */
 	if (!ret)
 		ret = sk_copy_out(args->pidfd, &probe, sizeof(probe));
-	if (!ret && !sk_creds_unchanged(&t->creds))
-		ret = -EACCES;
+	if (!ret)
+		ret = sk_creds_check(&t->creds);
 	if (!ret)
 		ret = check_identity(t);
 	if (ret)

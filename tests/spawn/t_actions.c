@@ -72,6 +72,17 @@ int main(void)
 	spawnkit_action_fchdir(&a[0], 777);
 	run(a, 1, r);
 	CHECK_ERR(r->pid, EBADF);
+	/* checked before anything runs: an errno even in exit-status mode */
+	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	spawnkit_action_fchdir(&a[0], fd);
+	spawn_capture(t, argv_probe, environ, a, 1, SPAWNKIT_SPAWN_EXIT_STATUS, r);
+	CHECK_ERR(r->pid, ENOTDIR);
+	/* unless an earlier action puts a directory at that number */
+	spawnkit_action_dup2(&a[0], dfd, fd, 0);
+	spawnkit_action_fchdir(&a[1], fd);
+	run(a, 2, r);
+	CHECK(r->pid > 0 && r->status == 0 && has_line(r, "cwd %s", dir));
+	close(fd);
 	/* the parent's cwd did not move */
 	CHECK(getcwd(buf, sizeof(buf)) && strcmp(buf, dir));
 

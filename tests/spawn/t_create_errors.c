@@ -119,6 +119,9 @@ int main(void)
 	fd = open(path, O_RDWR | O_CLOEXEC);
 	CHECK_ERR(spawnkit_template_create_fd(fd, 0, &t), EACCES);
 	close(fd);
+	/* by path too: no writer exists, so this must not block in open */
+	chmod(path, 0755);
+	CHECK_ERR(spawnkit_template_create(path, 0, &t), EACCES);
 
 	/* a noexec mount: EACCES (we run as root, so we can mount one) */
 	snprintf(path, sizeof(path), "%s/mnt", dir);

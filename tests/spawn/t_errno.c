@@ -87,6 +87,22 @@ int main(void)
 		if (pid > 0)
 			CHECK_EQ(wait_pidfd(pidfd), 127 << 8);
 	}
+	/* the library never touches errno, on success or failure */
+	{
+		struct spawnkit_template *t2;
+		int pidfd;
+		pid_t pid;
+
+		errno = 12345;
+		CHECK_ERR(spawnkit_template_create("/nonexistent", 0, &t2), ENOENT);
+		CHECK_ERR(spawnkit_template_create("relative", 0, &t2), EINVAL);
+		CHECK_ERR(outcome(t, &a, 1, 0), EBADF);
+		CHECK_EQ(errno, 12345);
+		pid = spawnkit_spawn(t, argv_q, environ, NULL, 0, 0, &pidfd);
+		CHECK_EQ(errno, 12345);
+		if (pid > 0)
+			wait_pidfd(pidfd);
+	}
 	/* ignoring SIGCHLD (children auto-reaped) does not break reporting */
 	signal(SIGCHLD, SIG_IGN);
 	spawnkit_action_dup2(&a, 900, 3, 0);

@@ -79,6 +79,21 @@ int main(void)
 	spawnkit_template_destroy(t);
 	spawnkit_template_destroy(tfd);
 
+	/* the pinned fd closed behind the library's back and its number
+	 * reused for another executable: never run that one */
+	CHECK_EQ(spawnkit_template_create(prog, SPAWN_TEMPLATE_CREATE_CLOEXEC, &t), 0);
+	if (!is_kernel(t)) {
+		int xfd = spawnkit_template_fd(t);
+
+		close(xfd);
+		CHECK_ERR(spawn_wait(t), EBADF);
+		fd = open(probe_path(), O_RDONLY | O_CLOEXEC);
+		if (fd != xfd)
+			fd = dup2(fd, xfd);
+		CHECK_ERR(spawn_wait(t), ESTALE);
+	}
+	spawnkit_template_destroy(t);
+
 	/* chmod and chown are changes of identity too */
 	CHECK_EQ(spawnkit_template_create(prog, SPAWN_TEMPLATE_CREATE_CLOEXEC, &t), 0);
 	CHECK(spawn_wait(t) > 0);

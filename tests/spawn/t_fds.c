@@ -54,6 +54,15 @@ int main(void)
 		CHECK(r->pid > 0 && has_line(r, "fd %d", spawnkit_template_fd(t2)));
 		spawn_capture(t2, argv_probe, environ, NULL, 0, 0, r);
 		CHECK(r->pid > 0 && !has_line(r, "fd %d", spawnkit_template_fd(t2)));
+		/* INHERIT_FDS but a CLOSE_RANGE over its number: closed */
+		{
+			struct spawn_template_action cr;
+
+			spawnkit_action_close_range(&cr, 3, SPAWN_TEMPLATE_FD_MAX, 0);
+			spawn_capture(t2, argv_probe, environ, &cr, 1,
+				      SPAWNKIT_SPAWN_INHERIT_FDS, r);
+			CHECK(r->pid > 0 && r->status == 0 && fd_lines(r) == 3);
+		}
 		spawnkit_template_destroy(t2);
 	}
 

@@ -49,6 +49,15 @@ int main(void)
 	CHECK(has_line(r, "argv 3 one"));
 	spawnkit_template_destroy(t);
 
+	/* from an O_PATH fd: nothing to read through it, still a script */
+	fd = open(script, O_PATH | O_CLOEXEC);
+	CHECK_EQ(spawnkit_template_create_fd(fd, SPAWN_TEMPLATE_CREATE_CLOEXEC, &t), 0);
+	close(fd);
+	spawn_capture(t, argv_s, environ, NULL, 0, 0, r);
+	CHECK(r->pid > 0 && r->status == 0);
+	CHECK(has_line(r, "argv 1 --from-script") && has_line(r, "argv 3 one"));
+	spawnkit_template_destroy(t);
+
 	/* a script whose interpreter does not exist: ENOENT, child reaped */
 	snprintf(badscript, sizeof(badscript), "%s/bad", dir);
 	write_file(badscript, "#!/nonexistent/interpreter\n", 0755);
