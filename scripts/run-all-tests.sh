@@ -19,6 +19,7 @@ suite() {
 # built in and the kernel allows it (the batch tests skip it otherwise).
 suite c-suite env SPAWN_BACKENDS="user" BATCH_BACKENDS="${BATCH_BACKENDS:-emulator uring}" make -s test-c
 [ -f tests/fuzz/Makefile ] && suite fuzz make -s test-fuzz
+suite man-pages tests/man/check-man.sh
 [ -f python/Makefile ] && suite python make -s test-python
 [ -f node/Makefile ] && suite node make -s test-node
 if [ "$mode" = all ] && [ -f kernel/Makefile ]; then
