@@ -101,5 +101,6 @@ test('the event loop keeps running while a child runs', async () => {
   const timer = setInterval(() => ticks++, 10);
   await sk.run('sleep', ['0.3']);
   clearInterval(timer);
-  assert.ok(ticks >= 10, `only ${ticks} ticks in 300 ms`);
+  // 30 possible; a blocked loop would give 0 or 1.
+  assert.ok(ticks >= 5, `only ${ticks} ticks in 300 ms`);
 });
