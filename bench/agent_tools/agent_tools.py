@@ -224,7 +224,10 @@ def run_trial(ctx: Any, w: workload.Workload, plan: list[workload.Call], backend
             acc = per_tool.setdefault(tool, [0, 0])
             acc[0] += n
             acc[1] += ns
+    cpu_self = sum(r["cpu"]["self_s"] for r in results.values())
+    cpu_children = sum(r["cpu"]["children_s"] for r in results.values())
     return {"wall_s": wall, "calls": done, "calls_per_s": done / wall,
+            "worker_cpu_ms_per_call": 1e3 * cpu_self / done, "tool_cpu_ms_per_call": 1e3 * cpu_children / done,
             "latency_ms_per_tool": {t: ns / n / 1e6 for t, (n, ns) in sorted(per_tool.items())}}
 
 
@@ -332,6 +335,12 @@ def main(argv: list[str]) -> int:
                 for tool, ms in t["latency_ms_per_tool"].items():
                     lat.setdefault(tool, []).append(ms)
         print(f"  {b:<16} " + " ".join(f"{tool}={sorted(v)[len(v) // 2]:.1f}" for tool, v in lat.items()))
+    print("CPU per call, ms (median over trials): the worker process (harness, start, reap) / the tool")
+    for b in runnable:
+        ts = [t for t in trials if t["backend"] == b]
+        own = sorted(t["worker_cpu_ms_per_call"] for t in ts)[len(ts) // 2]
+        tool = sorted(t["tool_cpu_ms_per_call"] for t in ts)[len(ts) // 2]
+        print(f"  {b:<16} {own:.3f} / {tool:.3f}")
     for b, why in unavailable.items():
         print(f"\n{b}: not measured: {why}")
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import resource
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -102,10 +103,16 @@ async def _worker(conn: Any, go: Any, backend: str, in_flight: int, calls: list[
         conn.send(("ready", os.getpid()))
         go.wait()
         per_tool = {c.tool: [0, 0] for c in calls}
+        ru0, rc0 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.monotonic()
         await _drive(runtime, calls, in_flight, progress, slot, per_tool)
         t1 = time.monotonic()
-        return {"t0": t0, "t1": t1, "calls": len(calls), "per_tool": per_tool}
+        ru1, rc1 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        # CPU seconds of this worker process (harness + starting and reaping
+        # the tools) and of the tools themselves, over the timed section.
+        cpu = {"self_s": (ru1.ru_utime + ru1.ru_stime) - (ru0.ru_utime + ru0.ru_stime),
+               "children_s": (rc1.ru_utime + rc1.ru_stime) - (rc0.ru_utime + rc0.ru_stime)}
+        return {"t0": t0, "t1": t1, "calls": len(calls), "per_tool": per_tool, "cpu": cpu}
     finally:
         await runtime.stop()
         pool.shutdown()
