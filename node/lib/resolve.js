@@ -42,6 +42,9 @@ function resolveCommand(file, args, env, cwd) {
   let found;
   if (native.pathsearchNative && !pathEnv.split(':').some((d) => d === '' || d[0] !== '/')) {
     found = native.pathsearch(file, pathEnv);
+    // The library says ENOENT where only a directory of that name exists;
+    // execvp (and so child_process) says EACCES: ask the slow path then.
+    if (found === -2) found = searchInJs(file, pathEnv, base);
   } else {
     // Relative PATH entries name directories under the child's cwd.
     found = searchInJs(file, pathEnv, base);
@@ -50,4 +53,4 @@ function resolveCommand(file, args, env, cwd) {
   return found;
 }
 
-module.exports = { resolveCommand };
+module.exports = { resolveCommand, searchInJs };

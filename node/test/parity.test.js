@@ -19,6 +19,8 @@ function cases(dir) {
   // path that was exec'd: $0 is the absolute path even when the caller
   // named the script relatively (c.cp gives child_process the same file).
   const script = writeScript(dir, 'hello.sh', '#!/bin/sh\necho "hello from $0 in $(pwd)"\n');
+  require('node:fs').mkdirSync(require('node:path').join(dir, 'subdir'));
+  writeScript(dir, 'where.sh', '#!/bin/sh\necho "in $(pwd): $*"\n');
   return [
     { name: 'stdout', file: 'echo', args: ['hello', 'world'] },
     { name: 'stderr', file: 'sh', args: ['-c', 'echo oops >&2'] },
@@ -35,8 +37,10 @@ function cases(dir) {
     { name: 'cwd', file: 'pwd', args: [], opts: { cwd: '/usr/lib' } },
     { name: 'relative path against cwd', file: './hello.sh', args: ['x'], opts: { cwd: dir }, cp: [script, ['x']] },
     { name: 'script with #!', file: script, args: [] },
+    { name: 'relative PATH entry (child cwd)', file: 'where.sh', args: ['a'], opts: { cwd: dir, env: { PATH: '.:/usr/bin:/bin' } } },
     { name: 'large output', file: 'seq', args: ['1', '100000'] },
     { name: 'not found in PATH', file: 'no-such-command-spawnkit', args: ['a'] },
+    { name: 'only a directory of that name in PATH', file: 'subdir', args: [], opts: { env: { PATH: `${dir}:/usr/bin:/bin` } } },
     { name: 'absolute path missing', file: '/nonexistent/bin/tool', args: [] },
     { name: 'not executable', file: noexec, args: [] },
     { name: 'a directory', file: '/tmp', args: [] },
