@@ -116,6 +116,10 @@ pid_t spawnkit_sys_spawn_template_spawn(int template_fd,
                                         struct spawn_template_spawn_args *args,
                                         size_t size);
 
+int spawnkit_actions_pass_fds(struct spawn_template_action *out,
+                              unsigned int room, const int *fds,
+                              unsigned int nfds);
+
 /* The header's static inline action helpers, wrapped by cffi. */
 void spawnkit_action_close(struct spawn_template_action *a, int fd);
 void spawnkit_action_dup2(struct spawn_template_action *a, int fd, int newfd,

@@ -40,7 +40,6 @@ _FCHDIR = lib.SPAWN_TEMPLATE_ACTION_FCHDIR
 _SIGMASK = lib.SPAWN_TEMPLATE_ACTION_SIGMASK
 _SIGDEFAULT = lib.SPAWN_TEMPLATE_ACTION_SIGDEFAULT
 _CLOSE_RANGE = lib.SPAWN_TEMPLATE_ACTION_CLOSE_RANGE
-_FD_MAX = lib.SPAWN_TEMPLATE_FD_MAX
 
 FileSpec = Union[None, int, IO[Any]]
 Argv = Union[StrOrBytesPath, Sequence[StrOrBytesPath]]
@@ -91,6 +90,17 @@ def _sigset_arg(signals: Iterable[int]) -> int:
     return hit[0]
 
 
+def _pass_fds_actions(fds: List[int]) -> List[Tuple[int, int, int, int, int]]:
+    """spawnkit_actions_pass_fds() as action tuples."""
+    room = 3 * len(fds) + 1
+    arr = ffi.new("struct spawn_template_action[]", room)
+    fdarr = ffi.new("int[]", fds)
+    n = lib.spawnkit_actions_pass_fds(arr, room, fdarr, len(fds))
+    if n < 0:
+        raise error_from_errno(-n)
+    return [(a.type, a.flags, a.fd, a.newfd, a.arg) for a in (arr[i] for i in range(n))]
+
+
 def _low_fd_safe(fd: int) -> int:
     """Move a new fd of ours above 2 (only when the parent closed its stdio),
     so it can never collide with the child's 0, 1, 2."""
@@ -101,7 +111,7 @@ def _low_fd_safe(fd: int) -> int:
     return high
 
 
-def _check_bytes(b: bytes, what: str) -> bytes:
+def _check_bytes(b: bytes) -> bytes:
     if b"\0" in b:
         raise ValueError("embedded null byte")        # as subprocess says it
     return b
@@ -117,7 +127,7 @@ def _envp(env: Optional[Mapping[Any, Any]]):  # type: ignore[no-untyped-def]
         kb, vb = os.fsencode(k), os.fsencode(v)
         if b"=" in kb or not kb:
             raise ValueError("illegal environment variable name")
-        items.append(ffi.new("char[]", _check_bytes(kb + b"=" + vb, "env")))
+        items.append(ffi.new("char[]", _check_bytes(kb + b"=" + vb)))
     items.append(ffi.NULL)
     return ffi.new("char *[]", items), items
 
@@ -212,18 +222,13 @@ def _build_setup(stdin: Any, stdout: Any, stderr: Any, cwd: Any,
         overwritten: set = set()
         for spec, target in ((stdin, 0), (stdout, 1), (stderr, 2)):
             _stdio(setup, spec, target, overwritten)
-        kept = []
-        for fd in sorted(set(pass_fds)):
+        passed = []
+        for fd in pass_fds:
             if not isinstance(fd, int) or isinstance(fd, bool) or fd < 0:
                 raise ValueError(f"invalid fd in pass_fds: {fd!r}")
-            if fd <= 2:
-                continue
-            # dup2(fd, fd) would leave FD_CLOEXEC set; a real dup2 from a
-            # temporary copy gives the child fd without it.
-            tmp = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
-            setup.child_fds.append(tmp)
-            setup.actions.append((_DUP2, 0, tmp, fd, 0))
-            kept.append(fd)
+            if fd > 2:
+                os.fstat(fd)                   # EBADF here, naming no program
+                passed.append(fd)
         if cwd is not None:
             if isinstance(cwd, int) and not isinstance(cwd, bool):
                 dirfd = cwd
@@ -242,16 +247,17 @@ def _build_setup(stdin: Any, stdout: Any, stderr: Any, cwd: Any,
             setup.actions.append((_SIGDEFAULT, 0, 0, 0, _sigset_arg(defaults)))
         if signal_mask is not None:
             setup.actions.append((_SIGMASK, 0, 0, 0, _sigset_arg(signal_mask)))
-        if kept and not inherit_fds:
-            # The library closes every fd above 2, DUP2 targets included; so
-            # spawn with INHERIT_FDS and, as the last actions, close every fd
-            # above 2 except `kept` (the fds used by earlier actions too).
+        if passed:
+            # The library closes every fd above 2 after the actions, DUP2
+            # targets included: its pass_fds helper re-dups each fd (clearing
+            # FD_CLOEXEC) and closes the rest with CLOSE_RANGE, to be run with
+            # INHERIT_FDS.  Last, as its closing ranges end every other fd;
+            # with inherit_fds the other fds stay, so only the re-dups.
+            acts = _pass_fds_actions(passed)
+            if inherit_fds:
+                acts = [a for a in acts if a[0] != _CLOSE_RANGE]
             setup.inherit = True
-            lo = 3
-            for fd in kept + [_FD_MAX + 1]:
-                if lo < fd:
-                    setup.actions.append((_CLOSE_RANGE, 0, lo, min(fd - 1, _FD_MAX), 0))
-                lo = fd + 1
+            setup.actions.extend(acts)
     except BaseException:
         setup.close_all()
         raise
@@ -444,7 +450,7 @@ def _argv_bytes(args: Argv) -> List[bytes]:
         seq = list(args)
     if not seq:
         raise EmptyArgvError("argv must not be empty")
-    return [_check_bytes(os.fsencode(a), "argv") for a in seq]
+    return [_check_bytes(os.fsencode(a)) for a in seq]
 
 
 def _spawn_raw(args: Argv, *, executable: Optional[StrOrBytesPath] = None,

@@ -346,6 +346,22 @@ def test_inherit_fds_keeps_inheritable_fds_only():
         os.close(cloexec)
 
 
+def test_pass_fds_with_inherit_fds():
+    passed = os.open("/dev/null", os.O_RDONLY)            # FD_CLOEXEC, passed
+    inh = os.open("/dev/null", os.O_RDONLY)
+    os.set_inheritable(inh, True)
+    try:
+        p = settled(pass_fds=[passed], inherit_fds=True)
+        try:
+            fds = child_fds(p)
+            assert passed in fds and inh in fds
+        finally:
+            finish(p)
+    finally:
+        os.close(passed)
+        os.close(inh)
+
+
 def test_signal_mask():
     p = spawnkit.spawn(["sleep", "10"], signal_mask=[signal.SIGUSR1, signal.SIGTERM])
     try:
