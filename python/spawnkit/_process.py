@@ -483,7 +483,7 @@ def _spawn_raw(args: Argv, *, executable: Optional[StrOrBytesPath] = None,
                 tmpl = template_cache.get(path)
             except OSError as e:
                 # Name the program as the caller wrote it, as subprocess does.
-                raise error_from_errno(e.errno, os.fsdecode(program)) from None
+                raise error_from_errno(e.errno or 0, os.fsdecode(program)) from None
         for _ in range(_STALE_RETRIES):
             ptr = tmpl._acquire()
             try:

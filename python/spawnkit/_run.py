@@ -16,7 +16,7 @@ import os
 import signal
 import subprocess
 import time
-from typing import Any, Iterable, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ._errors import NoOutputTimeoutExpired
 from ._io import Capture, Pump
@@ -224,7 +224,7 @@ def communicate(proc: Process, input: Any, timeout: Optional[float]) -> Tuple[An
     if pump.run(deadline) != "eof":
         raise subprocess.TimeoutExpired(proc.args, timeout)  # type: ignore[arg-type]
     proc.wait(None if deadline is None else max(0.0, deadline - time.monotonic()))
-    outs = []
+    outs: List[Any] = []
     for f in (proc.stdout, proc.stderr):
         if f is None:
             outs.append(None)

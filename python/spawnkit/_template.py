@@ -114,6 +114,7 @@ class Template:
             rc = lib.spawnkit_template_create_fd(fd, flags, tp)
             filename: Optional[bytes] = None
         else:
+            assert program is not None
             filename = os.fsencode(which(program))
             if b"\0" in filename:
                 raise ValueError("embedded null byte")

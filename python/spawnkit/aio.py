@@ -15,7 +15,7 @@ import asyncio
 import os
 import signal
 import subprocess
-from typing import Any, Dict, Iterable, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ._io import CHUNK, Capture
 from ._process import Argv, FileSpec
@@ -128,10 +128,14 @@ async def _exited(loop: asyncio.AbstractEventLoop, proc: _SyncProcess,
     fd = proc.pidfd
     if fd is None or proc._exited(0):
         return True
-    fut = loop.create_future()
-    loop.add_reader(fd, lambda: fut.done() or fut.set_result(True))
-    timer = (loop.call_at(deadline, lambda: fut.done() or fut.set_result(False))
-             if deadline is not None else None)
+    fut: asyncio.Future = loop.create_future()
+
+    def settle(value: bool) -> None:
+        if not fut.done():
+            fut.set_result(value)
+
+    loop.add_reader(fd, settle, True)
+    timer = loop.call_at(deadline, settle, False) if deadline is not None else None
     try:
         return await fut
     finally:
@@ -286,7 +290,7 @@ class Process:
         if await self._pump.run(deadline) != "eof":
             raise subprocess.TimeoutExpired(self.args, timeout)  # type: ignore[arg-type]
         await self.wait(None if deadline is None else max(0.0, deadline - loop.time()))
-        outs = []
+        outs: List[Any] = []
         for i in (1, 2):
             fd = self._fds[i]
             if fd is None:
