@@ -89,36 +89,56 @@ static long close_span(unsigned int lo, unsigned int hi, unsigned int flags)
 	return 0;
 }
 
+/*
+ * Where the pinned executable is in the child's table.  Its number was never
+ * the caller's to act on, so actions naming it see what the kernel backend
+ * (which keeps the file outside the table) would show: a CLOSE or a new fd
+ * at that number moves the executable away first; after a CLOSE_RANGE over
+ * it the number counts as closed ("hidden") though the file stays for exec.
+ */
+struct xfd_state {
+	int fd;
+	int hidden;
+	int reloc_base;		/* first fd number no action names */
+};
+
 /* Close [lo, hi] except the exec fd, which is ours, not the caller's. */
-static long close_span_keep(unsigned int lo, unsigned int hi, unsigned int flags, int xfd)
+static long close_span_keep(unsigned int lo, unsigned int hi, unsigned int flags,
+			    struct xfd_state *x)
 {
 	long ret;
 
-	if ((flags & CLOSE_RANGE_CLOEXEC) || xfd < 0 ||
-	    (unsigned int)xfd < lo || (unsigned int)xfd > hi)
+	if ((flags & CLOSE_RANGE_CLOEXEC) || x->fd < 0 ||
+	    (unsigned int)x->fd < lo || (unsigned int)x->fd > hi)
 		return close_span(lo, hi, flags);
 	/* The caller closed this number: the pinned fd stays for exec but
 	 * must not reach the new program (a template made without CLOEXEC). */
-	sk_syscall3(SYS_fcntl, xfd, F_SETFD, FD_CLOEXEC);
-	ret = (unsigned int)xfd > lo ? close_span(lo, xfd - 1, flags) : 0;
-	if (!ret && (unsigned int)xfd < hi)
-		ret = close_span(xfd + 1, hi, flags);
+	sk_syscall3(SYS_fcntl, x->fd, F_SETFD, FD_CLOEXEC);
+	x->hidden = 1;
+	ret = (unsigned int)x->fd > lo ? close_span(lo, x->fd - 1, flags) : 0;
+	if (!ret && (unsigned int)x->fd < hi)
+		ret = close_span(x->fd + 1, hi, flags);
 	return ret;
 }
 
-/*
- * An action is about to replace or close fd number *xfd, where the pinned
- * executable lives: move the executable first, to a number no action names.
- */
-static long relocate(int *xfd, int reloc_base)
+/* An action is about to replace or close the executable's number: move
+ * the executable first, to a number no action names. */
+static long relocate(struct xfd_state *x)
 {
-	long nfd = sk_syscall3(SYS_fcntl, *xfd, F_DUPFD_CLOEXEC, reloc_base);
+	long nfd = sk_syscall3(SYS_fcntl, x->fd, F_DUPFD_CLOEXEC, x->reloc_base);
 
 	if (nfd < 0)
 		return nfd;
-	sk_syscall1(SYS_close, *xfd);
-	*xfd = (int)nfd;
+	sk_syscall1(SYS_close, x->fd);
+	x->fd = (int)nfd;
+	x->hidden = 0;
 	return 0;
+}
+
+/* Does the action read fd as an open file the caller gave? */
+static int reads_hidden(const struct xfd_state *x, int fd)
+{
+	return x->hidden && fd == x->fd;
 }
 
 static long do_open(const struct sk_action *a)
@@ -135,34 +155,42 @@ static long do_open(const struct sk_action *a)
 	return ret < 0 ? ret : 0;
 }
 
-static long run_action(const struct sk_action *a, int *xfd, int reloc_base, uint64_t *mask)
+static long run_action(const struct sk_action *a, struct xfd_state *x, uint64_t *mask)
 {
 	long ret = 0;
 	int sig;
 
 	switch (a->type) {
 	case SPAWN_TEMPLATE_ACTION_CLOSE:
-		if (a->fd == *xfd)	/* moving it away closes that number */
-			return relocate(xfd, reloc_base);
+		if (reads_hidden(x, a->fd))
+			return -EBADF;
+		if (a->fd == x->fd)	/* moving it away closes that number */
+			return relocate(x);
 		return sk_syscall1(SYS_close, a->fd);
 	case SPAWN_TEMPLATE_ACTION_DUP2:
+		if (reads_hidden(x, a->fd))
+			return -EBADF;
 		if (a->fd == a->newfd) {	/* only: is it open? */
 			ret = sk_syscall2(SYS_fcntl, a->fd, F_GETFD);
 			return ret < 0 ? ret : 0;
 		}
-		if (a->newfd == *xfd && (ret = relocate(xfd, reloc_base)))
+		if (a->newfd == x->fd && (ret = relocate(x)))
 			return ret;
 		ret = sk_syscall3(SYS_dup3, a->fd, a->newfd, a->flags);
 		return ret < 0 ? ret : 0;
 	case SPAWN_TEMPLATE_ACTION_FCHDIR:
+		if (reads_hidden(x, a->fd))
+			return -EBADF;
 		return sk_syscall1(SYS_fchdir, a->fd);
 	case SPAWN_TEMPLATE_ACTION_OPEN:
-		if (a->newfd == *xfd && (ret = relocate(xfd, reloc_base)))
+		if (reads_hidden(x, a->fd))
+			return -EBADF;
+		if (a->newfd == x->fd && (ret = relocate(x)))
 			return ret;
 		return do_open(a);
 	case SPAWN_TEMPLATE_ACTION_CLOSE_RANGE:
 		return close_span_keep(a->fd, a->newfd == SPAWN_TEMPLATE_FD_MAX ?
-				       ~0U : (unsigned int)a->newfd, a->flags, *xfd);
+				       ~0U : (unsigned int)a->newfd, a->flags, x);
 	case SPAWN_TEMPLATE_ACTION_SIGMASK:
 		*mask = a->sigset;
 		return 0;
@@ -178,19 +206,21 @@ static long run_action(const struct sk_action *a, int *xfd, int reloc_base, uint
 int sk_child_main(void *arg)
 {
 	struct sk_child_ctx *c = arg;
+	struct xfd_state x = { .fd = c->execfd, .reloc_base = c->reloc_base };
 	uint64_t mask = c->mask;
-	int xfd = c->execfd;
 	unsigned int i;
 	long ret = 0;
+	int xfd;
 
 	reset_handlers();
 	for (i = 0; i < c->nr_actions; i++) {
-		ret = run_action(&c->actions[i], &xfd, c->reloc_base, &mask);
+		ret = run_action(&c->actions[i], &x, &mask);
 		if (ret < 0)
 			goto fail;
 	}
+	xfd = x.fd;
 	if (!c->inherit_fds) {
-		ret = close_span_keep(3, ~0U, 0, xfd);
+		ret = close_span_keep(3, ~0U, 0, &x);
 		if (ret < 0)
 			goto fail;
 		/* and ours goes at exec, even from a template made without

@@ -58,7 +58,8 @@ static int check_executable(int fd)
 	if ((sfs.f_flags & SK_ST_VALID) && (sfs.f_flags & ST_NOEXEC))
 		return -EACCES;
 	ret = sk_syscall5(SYS_faccessat2, fd, "", X_OK, AT_EMPTY_PATH | AT_EACCESS, 0);
-	if (ret == -ENOSYS)	/* before 5.8: at least one x bit */
+	/* before 5.8, or a seccomp filter that refuses it: at least one x bit */
+	if (ret == -ENOSYS || ret == -EPERM)
 		ret = (st.st_mode & 0111) ? 0 : -EACCES;
 	if (ret)
 		return -EACCES;
@@ -107,6 +108,31 @@ static long read_magic(int fd, char magic[2])
 	return ret;
 }
 
+/*
+ * A regular file opened O_PATH, reopened for reading through /proc (the
+ * same inode, no second path lookup) so it can be mapped and read.  An
+ * execute-only file, or no /proc, keeps the O_PATH fd: exec needs no more.
+ * Anything but a regular file is EACCES, decided before any real open.
+ */
+static long reopen_readable(int pfd)
+{
+	struct stat st;
+	char proc[32];
+	long ret, fd;
+
+	ret = sk_syscall2(SYS_fstat, pfd, &st);
+	if (ret || !S_ISREG(st.st_mode)) {
+		sk_syscall1(SYS_close, pfd);
+		return ret ? ret : -EACCES;
+	}
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
+	fd = sk_syscall4(SYS_openat, AT_FDCWD, proc, O_RDONLY | O_CLOEXEC | O_NOCTTY, 0);
+	if (fd < 0)
+		return pfd;
+	sk_syscall1(SYS_close, pfd);
+	return fd;
+}
+
 static int user_create(struct spawnkit_template *t,
 		       const struct spawn_template_create_args *args)
 {
@@ -115,12 +141,12 @@ static int user_create(struct spawnkit_template *t,
 	int ret;
 
 	if (t->path) {
-		/* O_NONBLOCK|O_NOCTTY: a FIFO or a tty at the path must not
-		 * block or become our terminal before its type is checked */
-		fd = sk_syscall4(SYS_openat, AT_FDCWD, t->path,
-				 O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0);
-		if (fd == -EACCES)	/* execute-only file: exec needs no read */
-			fd = sk_syscall4(SYS_openat, AT_FDCWD, t->path, O_PATH | O_CLOEXEC, 0);
+		/* O_PATH first: opening a FIFO, socket or device for reading
+		 * would block, fail oddly or run its driver's open before we
+		 * know it is no regular file */
+		fd = sk_syscall4(SYS_openat, AT_FDCWD, t->path, O_PATH | O_CLOEXEC, 0);
+		if (fd >= 0)
+			fd = reopen_readable((int)fd);
 		if (fd >= 0)
 			fd = move_above_stdio((int)fd);
 	} else {
@@ -138,7 +164,11 @@ static int user_create(struct spawnkit_template *t,
 		ret = sk_creds_snapshot(&t->creds);
 	if (ret)
 		return ret;
-	t->is_script = read_magic(t->fd, magic) == 2 && magic[0] == '#' && magic[1] == '!';
+	/* A file we cannot read may still be a script the kernel would hand
+	 * to its interpreter: run such a path template by its path. */
+	ret = (int)read_magic(t->fd, magic);
+	t->is_script = ret == 2 ? magic[0] == '#' && magic[1] == '!' : ret < 0 && t->path;
+	ret = 0;
 	if (!(args->flags & SPAWN_TEMPLATE_CREATE_CLOEXEC))
 		sk_syscall3(SYS_fcntl, t->fd, F_SETFD, 0);
 	return 0;
@@ -198,8 +228,18 @@ static long start_child(struct sk_child_ctx *ctx, int *pidfd, char *stack)
 	errno = saved;
 	/* Before 5.2 the flag is ignored: the child is ours and unreaped,
 	 * so pidfd_open names it without a race (5.3+). */
-	if (pid > 0 && *pidfd < 0)
+	if (pid > 0 && *pidfd < 0) {
 		*pidfd = (int)sk_syscall2(SYS_pidfd_open, pid, 0);
+		if (*pidfd < 0) {
+			/* before 5.3: no pidfd at all.  pid and pidfd come
+			 * together or not at all: undo the start. */
+			long err = *pidfd;
+
+			sk_syscall2(SYS_kill, pid, SIGKILL);
+			sk_syscall4(SYS_wait4, pid, 0, 0, 0);
+			return err;
+		}
+	}
 	return pid;
 }
 

@@ -228,6 +228,21 @@ int main(void)
 		spawnkit_action_close_range(&a[0], 3, SPAWN_TEMPLATE_FD_MAX, 0);
 		spawn_capture(t, argv_probe, environ, a, 1, SPAWNKIT_SPAWN_INHERIT_FDS, r);
 		CHECK(r->pid > 0 && r->status == 0);
+		/* after a CLOSE_RANGE over it, the number is closed to later
+		 * actions, as in the kernel where the file is not in the table */
+		spawnkit_action_dup2(&a[1], xfd, 9, 0);
+		spawn_capture(t, argv_probe, environ, a, 2, SPAWNKIT_SPAWN_INHERIT_FDS, r);
+		CHECK_ERR(r->pid, EBADF);
+		spawnkit_action_close(&a[1], xfd);
+		spawn_capture(t, argv_probe, environ, a, 2, SPAWNKIT_SPAWN_INHERIT_FDS, r);
+		CHECK_ERR(r->pid, EBADF);
+		spawnkit_action_fchdir(&a[1], xfd);
+		spawn_capture(t, argv_probe, environ, a, 2, SPAWNKIT_SPAWN_INHERIT_FDS, r);
+		CHECK_ERR(r->pid, EBADF);
+		/* and a new file may take the number */
+		spawnkit_action_dup2(&a[1], 2, xfd, 0);
+		spawn_capture(t, argv_probe, environ, a, 2, SPAWNKIT_SPAWN_INHERIT_FDS, r);
+		CHECK(r->pid > 0 && r->status == 0 && has_line(r, "fd %d", xfd));
 		close(fd);
 	}
 

@@ -2,6 +2,8 @@
 /* Every argument rule and errno of template creation. */
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include "util.h"
 
 static int create_args(struct spawn_template_create_args *a, size_t size)
@@ -122,6 +124,21 @@ int main(void)
 	/* by path too: no writer exists, so this must not block in open */
 	chmod(path, 0755);
 	CHECK_ERR(spawnkit_template_create(path, 0, &t), EACCES);
+
+	/* a socket or a device at the path: EACCES, and never opened for
+	 * reading (/dev/ptmx would make a pty) */
+	{
+		struct sockaddr_un sun = { .sun_family = AF_UNIX };
+		int sfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+		snprintf(sun.sun_path, sizeof(sun.sun_path), "%s/sock", dir);
+		CHECK_EQ(bind(sfd, (struct sockaddr *)&sun, sizeof(sun)), 0);
+		chmod(sun.sun_path, 0755);
+		CHECK_ERR(spawnkit_template_create(sun.sun_path, 0, &t), EACCES);
+		close(sfd);
+		unlink(sun.sun_path);
+	}
+	CHECK_ERR(spawnkit_template_create("/dev/ptmx", 0, &t), EACCES);
 
 	/* a noexec mount: EACCES (we run as root, so we can mount one) */
 	snprintf(path, sizeof(path), "%s/mnt", dir);

@@ -88,8 +88,10 @@ int main(void)
 		close(xfd);
 		CHECK_ERR(spawn_wait(t), EBADF);
 		fd = open(probe_path(), O_RDONLY | O_CLOEXEC);
-		if (fd != xfd)
-			fd = dup2(fd, xfd);
+		if (fd != xfd) {
+			CHECK_EQ(dup2(fd, xfd), xfd);
+			close(fd);
+		}
 		CHECK_ERR(spawn_wait(t), ESTALE);
 	}
 	spawnkit_template_destroy(t);
