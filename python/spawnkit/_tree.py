@@ -124,7 +124,9 @@ def _send(pidfd: int, sig: int) -> bool:
         signal.pidfd_send_signal(pidfd, sig)
         return True
     except ProcessLookupError:
-        return False
+        return False                  # already gone
+    except PermissionError:
+        return False                  # e.g. a set-uid descendant: not ours to kill
 
 
 def kill_tree(root_pid: Optional[int], root_pidfd: Optional[int],
