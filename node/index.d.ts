@@ -53,6 +53,8 @@ export interface RunResult<T = string> {
   stdoutDropped: number;
   stderrDropped: number;
   timedOut: boolean;
+  /** Whether spawnkit sent the child a signal (timeout, abort, kill()). */
+  killed: boolean;
 }
 
 export interface SpawnkitError extends Error {
@@ -66,6 +68,8 @@ export interface SpawnkitError extends Error {
   signal?: NodeJS.Signals | null;
   stdout?: string | Buffer;
   stderr?: string | Buffer;
+  /** AbortError from run()/execFile(): the exit code the aborted child had. */
+  exitCode?: number | null;
 }
 
 export class SpawnkitChild extends EventEmitter {
