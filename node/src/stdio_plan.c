@@ -8,7 +8,7 @@
 
 /* Staging fds for a parent fd 0..2 given to another child slot: DUP2 to a
  * high number first, so an earlier DUP2 cannot overwrite the source. */
-#define STAGE_FD_BASE 1000
+#define STAGE_FD_BASE 1000	/* below the usual RLIMIT_NOFILE soft limit, 1024 */
 
 static struct spawn_template_action *next_action(struct stdio_plan *p)
 {
@@ -56,6 +56,7 @@ static void add_signal_reset(struct stdio_plan *p)
 
 int stdio_plan_build(struct stdio_plan *p, const int spec[3], const char *cwd)
 {
+	int src[3];
 	int err;
 
 	memset(p, 0, sizeof(*p));
@@ -72,16 +73,18 @@ int stdio_plan_build(struct stdio_plan *p, const int spec[3], const char *cwd)
 	}
 	add_signal_reset(p);
 
-	/* Stage parent fds 0..2 that go to another slot before any DUP2
-	 * onto 0..2 runs. */
-	for (int i = 0; i < 3; i++)
-		if (spec[i] >= 0 && spec[i] < 3 && spec[i] != i)
-			spawnkit_action_dup2(next_action(p), spec[i], STAGE_FD_BASE + i, 0);
+	/* Parent fds 0..2 are staged to a high number before any DUP2 onto
+	 * 0..2 runs: another slot's DUP2 cannot overwrite them, and the DUP2
+	 * back clears O_CLOEXEC (Node sets it on its own 0..2; a DUP2 of an fd
+	 * onto itself only checks that it is open). */
+	for (int i = 0; i < 3; i++) {
+		src[i] = spec[i] == STDIO_INHERIT ? i : spec[i];
+		if (src[i] >= 0 && src[i] < 3)
+			spawnkit_action_dup2(next_action(p), src[i], STAGE_FD_BASE + i, 0);
+	}
 
 	for (int i = 0; i < 3; i++) {
-		switch (spec[i]) {
-		case STDIO_INHERIT:
-			break;
+		switch (src[i]) {
 		case STDIO_PIPE:
 			err = make_pipe(p, i);
 			if (err)
@@ -94,13 +97,12 @@ int stdio_plan_build(struct stdio_plan *p, const int spec[3], const char *cwd)
 					     0, i);
 			break;
 		default:
-			if (spec[i] < 0) {
+			if (src[i] < 0) {
 				err = -EINVAL;
 				goto fail;
 			}
 			spawnkit_action_dup2(next_action(p),
-					     spec[i] < 3 && spec[i] != i ?
-					     STAGE_FD_BASE + i : spec[i], i, 0);
+					     src[i] < 3 ? STAGE_FD_BASE + i : src[i], i, 0);
 			break;
 		}
 	}

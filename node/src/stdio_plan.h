@@ -17,9 +17,9 @@
 /* One stdio slot's wish; values >= 0 name a parent fd to give the child. */
 #define STDIO_PIPE	(-1)
 #define STDIO_IGNORE	(-2)	/* /dev/null */
-#define STDIO_INHERIT	(-3)	/* leave the parent's fd as it is */
+#define STDIO_INHERIT	(-3)	/* the parent's own fd of that number */
 
-#define STDIO_PLAN_MAX_ACTIONS 16
+#define STDIO_PLAN_MAX_ACTIONS 16	/* 2 signal + 3 staging + 3 slots + cwd */
 
 struct stdio_plan {
 	struct spawn_template_action actions[STDIO_PLAN_MAX_ACTIONS];
