@@ -249,9 +249,10 @@ static void flush(struct frame *f, unsigned int n)
 		return;
 	ret = spawnkit_batch(ents, res, n, 0);
 	if (ret < 0) {
-		fprintf(stderr, "mdu: batch on the %s backend: %s\n",
-			spawnkit_batch_backend_name(spawnkit_batch_backend()),
-			strerror((int)-ret));
+		const char *be = getenv("SPAWNKIT_BATCH_BACKEND");
+
+		fprintf(stderr, "mdu: batch: %s (backend %s)\n", strerror((int)-ret),
+			be && *be ? be : spawnkit_batch_backend_name(spawnkit_batch_backend()));
 		exit(1);
 	}
 	for (i = 0; i < n; i++) {

@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -42,9 +43,10 @@ static long run(const struct batch_entry *e, int64_t *res, unsigned int n)
 	if (ret == -EOPNOTSUPP)
 		ret = spawnkit_batch_run(SPAWNKIT_BATCH_EMULATOR, e, res, n, 0);
 	if (ret < 0) {
-		fprintf(stderr, "total: batch on the %s backend: %s\n",
-			spawnkit_batch_backend_name(spawnkit_batch_backend()),
-			strerror((int)-ret));
+		const char *be = getenv("SPAWNKIT_BATCH_BACKEND");
+
+		fprintf(stderr, "total: batch: %s (backend %s)\n", strerror((int)-ret),
+			be && *be ? be : spawnkit_batch_backend_name(spawnkit_batch_backend()));
 		_exit(1);
 	}
 	return ret;
