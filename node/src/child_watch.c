@@ -21,6 +21,7 @@ struct child_watch {
 	napi_env env;
 	napi_ref on_exit;
 	napi_async_context async;
+	napi_async_cleanup_hook_handle cleanup;	/* until the child is reaped */
 	pid_t pid;
 	int pidfd;		/* -1 once reaped */
 	int closed;		/* poll handle closed */
@@ -91,10 +92,38 @@ static void on_pidfd_readable(uv_poll_t *p, int status, int events)
 	close(w->pidfd);
 	w->pidfd = -1;
 	uv_close((uv_handle_t *)p, on_poll_closed);
+	napi_remove_async_cleanup_hook(w->cleanup);
+	w->cleanup = NULL;
 	if (si.si_code == CLD_EXITED)
 		call_on_exit(w, si.si_status, 0);
 	else
 		call_on_exit(w, -1, si.si_status);
+}
+
+static void on_poll_closed_at_teardown(uv_handle_t *h)
+{
+	struct child_watch *w = h->data;
+	napi_async_cleanup_hook_handle hook = w->cleanup;
+
+	w->cleanup = NULL;
+	w->closed = 1;
+	maybe_free(w);
+	napi_remove_async_cleanup_hook(hook);	/* lets the teardown go on */
+}
+
+/*
+ * The environment goes away (a Worker ends) while the child runs: the loop
+ * must not be closed with our poll open.  The child is left running, as
+ * child_process leaves its children; we can no longer reap it.
+ */
+static void on_env_teardown(napi_async_cleanup_hook_handle hook, void *arg)
+{
+	struct child_watch *w = arg;
+
+	uv_poll_stop(&w->poll);
+	close(w->pidfd);
+	w->pidfd = -1;
+	uv_close((uv_handle_t *)&w->poll, on_poll_closed_at_teardown);
 }
 
 int child_watch_start(napi_env env, pid_t pid, int pidfd, napi_value on_exit,
@@ -132,6 +161,7 @@ int child_watch_start(napi_env env, pid_t pid, int pidfd, napi_value on_exit,
 	napi_create_object(env, &resource);
 	napi_create_string_utf8(env, "spawnkit:child", NAPI_AUTO_LENGTH, &name);
 	napi_async_init(env, resource, name, &w->async);
+	napi_add_async_cleanup_hook(env, on_env_teardown, w, &w->cleanup);
 	*out = w;
 	return 0;
 }
