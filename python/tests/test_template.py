@@ -284,3 +284,20 @@ def test_unknown_backend_name_is_einval(monkeypatch):
     with pytest.raises(OSError) as ei:
         spawnkit.backend()
     assert ei.value.errno == errno.EINVAL
+
+
+def test_template_fd_cloexec_flag():
+    import fcntl
+    with Template("/bin/true") as t:
+        assert fcntl.fcntl(t.fd, fcntl.F_GETFD) & fcntl.FD_CLOEXEC
+    with Template("/bin/true", cloexec=False) as t:
+        assert not fcntl.fcntl(t.fd, fcntl.F_GETFD) & fcntl.FD_CLOEXEC
+        # "every fd above 2" is closed in children all the same
+        p = spawnkit.spawn(["sh", "-c", "echo ready; sleep 10"], stdout=spawnkit.PIPE)
+        try:
+            assert p.stdout.readline() == b"ready\n"
+            assert str(t.fd) not in os.listdir(f"/proc/{p.pid}/fd")
+        finally:
+            p.kill()
+            p.wait()
+            p.stdout.close()
