@@ -233,8 +233,10 @@ SK_EXPORT pid_t spawnkit_spawn(struct spawnkit_template *t, char *const argv[],
 	ret = check_spawn_args(&a);
 	if (ret)
 		return ret;
+	if (!pidfd)
+		a.flags |= SK_SPAWN_NO_PIDFD;	/* nobody wants one: do not make it */
 	pid = spawn_keep_errno(t, &a);
-	if (pid > 0 && !pidfd)
+	if (pid > 0 && !pidfd && own_pidfd >= 0)
 		sk_syscall1(SYS_close, own_pidfd);
 	return pid;
 }

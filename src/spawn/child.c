@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <linux/close_range.h>
 #include <linux/openat2.h>
+#include <sched.h>
 #include <sys/resource.h>
 
 #include "common/sys.h"
@@ -212,7 +213,22 @@ int sk_child_main(void *arg)
 	long ret = 0;
 	int xfd;
 
-	reset_handlers();
+	if (!c->handlers_cleared)
+		reset_handlers();
+	if (c->files_shared) {
+		/*
+		 * The child shares the parent's fd table (CLONE_FILES): take a
+		 * private copy of only the fds below keep_below (those an action
+		 * names, and the executable) before touching any.  Everything
+		 * above is closed at the end anyway, so a 100k-fd parent costs
+		 * no 100k-entry copy.  unshare() first where close_range cannot.
+		 */
+		ret = sk_syscall3(SYS_close_range, c->keep_below, ~0U, CLOSE_RANGE_UNSHARE);
+		if (ret < 0)
+			ret = sk_syscall1(SYS_unshare, CLONE_FILES);
+		if (ret < 0)
+			goto fail;
+	}
 	for (i = 0; i < c->nr_actions; i++) {
 		ret = run_action(&c->actions[i], &x, &mask);
 		if (ret < 0)

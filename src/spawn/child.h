@@ -27,6 +27,9 @@ struct sk_child_ctx {
 	int inherit_fds;
 	int reloc_base;			/* first fd no action names */
 	uint64_t mask;			/* signal mask to exec with */
+	int handlers_cleared;		/* clone3's CLONE_CLEAR_SIGHAND did it */
+	int files_shared;		/* CLONE_FILES: unshare before any fd work */
+	int keep_below;			/* with files_shared: copy fds < this only */
 	/* out */
 	int err;			/* errno of the failed step, 0 if exec ran */
 };

@@ -51,6 +51,7 @@ static pid_t kernel_spawn(struct spawnkit_template *t,
 {
 	struct spawn_template_spawn_args a = *args;
 
+	a.flags &= ~SK_SPAWN_NO_PIDFD;	/* the kernel always makes the pidfd */
 	return spawnkit_sys_spawn_template_spawn(t->fd, &a, sizeof(a));
 }
 

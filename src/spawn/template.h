@@ -36,4 +36,12 @@ struct sk_backend_ops {
 extern const struct sk_backend_ops sk_user_backend;
 extern const struct sk_backend_ops sk_kernel_backend;
 
+/*
+ * Internal spawn flag, never accepted from callers (check_spawn_args
+ * rejects unknown bits before it is set): the caller of spawnkit_spawn()
+ * passed no pidfd pointer, so the user backend need not make one.  The
+ * kernel backend strips it.
+ */
+#define SK_SPAWN_NO_PIDFD (1ULL << 63)
+
 #endif

@@ -202,8 +202,17 @@ static int check_identity(const struct spawnkit_template *t)
 	return 0;
 }
 
-static long start_child(struct sk_child_ctx *ctx, int *pidfd, char *stack)
+/*
+ * Start the child.  clone3 with CLONE_CLEAR_SIGHAND (5.5+) resets the
+ * parent's handlers in the child for free (the child then skips its loop of
+ * 64 rt_sigaction calls); CLONE_FILES when the child will close everything
+ * above 2 anyway, so that it copies only the fds it needs (child.c);
+ * CLONE_PIDFD only when someone wants the pidfd.
+ */
+static long start_child(struct sk_child_ctx *ctx, int *pidfd, char *stack, int want_pidfd)
 {
+	unsigned long pf = want_pidfd ? CLONE_PIDFD : 0;
+	unsigned long ff = ctx->files_shared ? CLONE_FILES : 0;
 	long pid;
 	int saved;
 
@@ -211,24 +220,27 @@ static long start_child(struct sk_child_ctx *ctx, int *pidfd, char *stack)
 	struct clone_args ca;
 
 	memset(&ca, 0, sizeof(ca));
-	ca.flags = CLONE_VM | CLONE_VFORK | CLONE_PIDFD;
+	ca.flags = CLONE_VM | CLONE_VFORK | CLONE_CLEAR_SIGHAND | pf | ff;
 	ca.pidfd = (uint64_t)(uintptr_t)pidfd;
 	ca.exit_signal = SIGCHLD;
 	ca.stack = (uint64_t)(uintptr_t)stack;
 	ca.stack_size = SK_CHILD_STACK;
+	ctx->handlers_cleared = 1;
 	pid = sk_clone3(&ca, sizeof(ca), sk_child_main, ctx);
-	if (pid != -ENOSYS)	/* clone3 is 5.3+, and some seccomp filters hide it */
+	/* clone3 is 5.3+ (CLEAR_SIGHAND 5.5), and some seccomp filters hide it */
+	if (pid != -ENOSYS && pid != -EINVAL)
 		return pid;
+	ctx->handlers_cleared = 0;
 #endif
 	saved = errno;
 	pid = clone(sk_child_main, stack + SK_CHILD_STACK,
-		    CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD, ctx, pidfd);
+		    CLONE_VM | CLONE_VFORK | pf | ff | SIGCHLD, ctx, pidfd);
 	if (pid < 0)
 		pid = -errno;
 	errno = saved;
 	/* Before 5.2 the flag is ignored: the child is ours and unreaped,
 	 * so pidfd_open names it without a race (5.3+). */
-	if (pid > 0 && *pidfd < 0) {
+	if (pid > 0 && want_pidfd && *pidfd < 0) {
 		*pidfd = (int)sk_syscall2(SYS_pidfd_open, pid, 0);
 		if (*pidfd < 0) {
 			/* before 5.3: no pidfd at all.  pid and pidfd come
@@ -248,9 +260,10 @@ static void reap(long pid, int pidfd)
 {
 	siginfo_t si;
 
-	if (sk_syscall5(SYS_waitid, P_PIDFD, pidfd, &si, WEXITED, 0) == -EINVAL)
-		sk_syscall4(SYS_wait4, pid, 0, 0, 0);	/* before 5.4 */
-	sk_syscall1(SYS_close, pidfd);
+	if (pidfd < 0 || sk_syscall5(SYS_waitid, P_PIDFD, pidfd, &si, WEXITED, 0) == -EINVAL)
+		sk_syscall4(SYS_wait4, pid, 0, 0, 0);	/* no pidfd, or before 5.4 */
+	if (pidfd >= 0)
+		sk_syscall1(SYS_close, pidfd);
 }
 
 static pid_t user_spawn(struct spawnkit_template *t,
@@ -273,7 +286,7 @@ static pid_t user_spawn(struct spawnkit_template *t,
 	if (!ret)
 		ret = sk_actions_check_dirs(actions, (unsigned int)args->actions_len);
 	/* The pidfd must be storable before a child exists. */
-	if (!ret)
+	if (!ret && !(args->flags & SK_SPAWN_NO_PIDFD))
 		ret = sk_copy_out(args->pidfd, &probe, sizeof(probe));
 	if (!ret)
 		ret = sk_creds_check(&t->creds);
@@ -294,11 +307,13 @@ static pid_t user_spawn(struct spawnkit_template *t,
 	ctx.reloc_base = sk_actions_max_fd(actions, ctx.nr_actions) + 1;
 	if (ctx.reloc_base < 3)
 		ctx.reloc_base = 3;
+	ctx.files_shared = !ctx.inherit_fds;
+	ctx.keep_below = ctx.reloc_base > t->fd ? ctx.reloc_base : t->fd + 1;
 
 	/* No signal may reach the child before it has reset the handlers. */
 	sk_syscall4(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, 8);
 	ctx.mask = old;
-	pid = start_child(&ctx, &pidfd, stack);
+	pid = start_child(&ctx, &pidfd, stack, !(args->flags & SK_SPAWN_NO_PIDFD));
 	sk_syscall4(SYS_rt_sigprocmask, SIG_SETMASK, &old, 0, 8);
 	if (pid < 0) {
 		ret = (int)pid;

@@ -87,6 +87,10 @@ int main(void)
 		if (pid > 0)
 			CHECK_EQ(wait_pidfd(pidfd), 127 << 8);
 	}
+	/* no pidfd wanted: the failed child is still reaped */
+	spawnkit_action_dup2(&a, 900, 3, 0);
+	CHECK_ERR(spawnkit_spawn(t, argv_q, environ, &a, 1, 0, NULL), EBADF);
+	CHECK(no_children());
 	/* the library never touches errno, on success or failure */
 	{
 		struct spawnkit_template *t2;

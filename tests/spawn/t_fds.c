@@ -82,6 +82,33 @@ int main(void)
 		close(saved);
 	}
 
+	/* the child copies only the fds its actions name (it shares the
+	 * table until then): a high fd named by an action still arrives, and
+	 * the parent's table is untouched by the child's actions */
+	{
+		char *cat[] = { "probe", "--quiet", "--cat", "0", NULL };
+		int p[2], hi;
+
+		CHECK_EQ(pipe2(p, O_CLOEXEC), 0);
+		hi = dup3(p[0], 900, O_CLOEXEC);
+		CHECK_EQ(write(p[1], "via-fd-900\n", 11), 11);
+		close(p[1]);
+		{
+			struct spawn_template_action a[2];
+
+			spawnkit_action_dup2(&a[0], hi, 0, 0);
+			spawnkit_action_close(&a[1], 0);	/* closes the child's 0 only */
+			spawn_capture(t, cat, environ, a, 1, 0, r);
+			CHECK(r->pid > 0 && r->status == 0 && has_line(r, "via-fd-900"));
+			spawn_capture(t, cat, environ, a, 2, 0, r);
+			CHECK(r->pid > 0);
+		}
+		CHECK(fcntl(0, F_GETFD) >= 0);		/* the parent's stdin */
+		CHECK(fcntl(hi, F_GETFD) >= 0);
+		close(hi);
+		close(p[0]);
+	}
+
 	/* spawning changed nothing in the parent's table */
 	CHECK_EQ(count_open_fds(), before);
 	for (i = 0; i < 4; i++)
