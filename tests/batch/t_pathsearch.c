@@ -50,6 +50,8 @@ static void same_as_shell(const char *name, const char *path)
 
 	struct stat st;
 
+	if (access("/bin/bash", X_OK))
+		return;		/* no bash (the test guest): no reference */
 	command_v(name, path, want, sizeof(want));
 	ret = spawnkit_pathsearch(name, path, got, sizeof(got));
 	/* bash falls back to a non-executable file when it finds nothing
@@ -131,9 +133,10 @@ int main(void)
 	CHECK(strcmp(out, "./cmd") == 0);
 	CHECK_EQ(spawnkit_pathsearch("cmd", ":", out, sizeof(out)), 5);
 	CHECK_EQ(chdir("/"), 0);
-	setenv("PATH", "/usr/bin:/bin", 1);
-	CHECK_EQ(spawnkit_pathsearch("ls", NULL, out, sizeof(out)), 11);
-	CHECK(strcmp(out, "/usr/bin/ls") == 0);
+	setenv("PATH", "/nonexistent:/usr/bin:/bin", 1);
+	ret = spawnkit_pathsearch("ls", NULL, out, sizeof(out));
+	CHECK_EQ(ret, access("/usr/bin/ls", X_OK) == 0 ? 11 : 7);
+	CHECK(strcmp(out, access("/usr/bin/ls", X_OK) == 0 ? "/usr/bin/ls" : "/bin/ls") == 0);
 	unsetenv("PATH");
 	ret = spawnkit_pathsearch("ls", NULL, out, sizeof(out));	/* default PATH */
 	CHECK(ret > 0 && strstr(out, "/ls") != NULL);
