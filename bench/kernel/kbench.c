@@ -1,0 +1,315 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kbench - the in-guest benchmarks of `make -C kernel bench`.
+ *
+ *   kbench spawn ROUNDS N      spawn latency of /bin/true: user backend vs
+ *                              kernel backend (and posix_spawn for scale)
+ *   kbench batch ROUNDS K      batch per-entry cost: kernel vs emulator
+ *   kbench wis ROUNDS MS       will-it-scale style access/stat/fstat ops/s
+ *
+ * Methods are interleaved inside every round, so a slow phase of the
+ * (emulated, shared) machine hits all of them alike; each prints
+ * min/median/max over the rounds and the ratio of medians.  Every measured
+ * call's result is checked: a failing call aborts the run, it never counts
+ * as a fast one.  Absolute times under QEMU/TCG mean little; compare the
+ * ratios.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <spawnkit/spawnkit.h>
+#include <spawnkit/batch.h>
+
+extern char **environ;
+
+#define MAX_ROUNDS 64
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static void die(const char *what, long err)
+{
+	fprintf(stderr, "kbench: %s: %s\n", what, strerror(err < 0 ? (int)-err : (int)err));
+	exit(1);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+struct series {
+	const char *name;
+	double v[MAX_ROUNDS];
+	int n;
+	double median;
+};
+
+static void summarize(struct series *s)
+{
+	double tmp[MAX_ROUNDS];
+
+	memcpy(tmp, s->v, s->n * sizeof(double));
+	qsort(tmp, s->n, sizeof(double), cmp_double);
+	s->median = s->n % 2 ? tmp[s->n / 2] : (tmp[s->n / 2 - 1] + tmp[s->n / 2]) / 2;
+	s->v[0] = tmp[0];
+	s->v[1] = tmp[s->n - 1];
+}
+
+/* After summarize(): v[0] min, v[1] max. */
+static void row(const char *what, struct series *s, const char *unit, const struct series *base)
+{
+	printf("| %-34s | %-10s | %12.2f | %12.2f | %12.2f | %s%6.2fx |\n", what, unit,
+	       s->v[0], s->median, s->v[1], base ? "" : " ",
+	       base ? s->median / base->median : 1.0);
+}
+
+static void header(const char *title, const char *how)
+{
+	printf("\n%s (measured under QEMU/TCG emulation)\n%s\n", title, how);
+	printf("| %-34s | %-10s | %12s | %12s | %12s | %7s |\n", "method", "unit", "min",
+	       "median", "max", "ratio");
+	printf("|------------------------------------|------------|--------------|"
+	       "--------------|--------------|---------|\n");
+}
+
+/* ---- spawn latency -------------------------------------------------------- */
+
+static struct spawnkit_template *template_on(const char *backend, const char *path)
+{
+	struct spawnkit_template *t;
+	int r;
+
+	setenv("SPAWNKIT_BACKEND", backend, 1);
+	r = spawnkit_template_create(path, SPAWN_TEMPLATE_CREATE_CLOEXEC, &t);
+	unsetenv("SPAWNKIT_BACKEND");
+	if (r)
+		die(backend, r);
+	if (strcmp(spawnkit_backend_name(spawnkit_template_backend(t)), backend))
+		die("template backend mismatch", EINVAL);
+	return t;
+}
+
+static void check_exit0(pid_t pid, const char *what)
+{
+	int st;
+
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+		die(what, ECHILD);
+}
+
+static double spawn_round_template(struct spawnkit_template *t, int n)
+{
+	char *argv[] = { "true", NULL };
+	double t0 = now_ns();
+	int i;
+
+	for (i = 0; i < n; i++) {
+		pid_t pid = spawnkit_spawn(t, argv, environ, NULL, 0, 0, NULL);
+
+		if (pid < 0)
+			die("spawnkit_spawn", pid);
+		check_exit0(pid, "template child");
+	}
+	return (now_ns() - t0) / n / 1000.0;
+}
+
+static double spawn_round_posix(int n)
+{
+	char *argv[] = { "true", NULL };
+	double t0 = now_ns();
+	int i;
+
+	for (i = 0; i < n; i++) {
+		pid_t pid;
+		int r = posix_spawn(&pid, "/bin/true", NULL, NULL, argv, environ);
+
+		if (r)
+			die("posix_spawn", r);
+		check_exit0(pid, "posix_spawn child");
+	}
+	return (now_ns() - t0) / n / 1000.0;
+}
+
+static void bench_spawn(int rounds, int n)
+{
+	struct series user = { .name = "user" }, kern = { .name = "kernel" }, px = { .name = "posix_spawn" };
+	struct spawnkit_template *tu = template_on("user", "/bin/true");
+	struct spawnkit_template *tk = template_on("kernel", "/bin/true");
+	char how[160];
+	int r;
+
+	spawn_round_template(tu, 5);	/* warm up */
+	spawn_round_template(tk, 5);
+	for (r = 0; r < rounds; r++) {
+		user.v[user.n++] = spawn_round_template(tu, n);
+		kern.v[kern.n++] = spawn_round_template(tk, n);
+		px.v[px.n++] = spawn_round_posix(n);
+	}
+	summarize(&user);
+	summarize(&kern);
+	summarize(&px);
+	snprintf(how, sizeof(how),
+		 "(%d rounds x %d starts, interleaved; ratio = median / user-backend median)",
+		 rounds, n);
+	header("Spawn latency of /bin/true, per start incl. waitpid", how);
+	row("template, user backend", &user, "us/start", NULL);
+	row("template, kernel backend", &kern, "us/start", &user);
+	row("posix_spawn (glibc)", &px, "us/start", &user);
+	spawnkit_template_destroy(tu);
+	spawnkit_template_destroy(tk);
+}
+
+/* ---- batch per-entry cost ------------------------------------------------- */
+
+#define BIG 64
+
+static double batch_round(int backend, unsigned int count, int k)
+{
+	static struct batch_entry e[BIG];
+	static int64_t res[BIG];
+	long ppid = getppid();
+	double t0;
+	int i;
+	unsigned int j;
+
+	for (j = 0; j < count; j++)
+		e[j] = (struct batch_entry){ .nr = SYS_getppid };
+	t0 = now_ns();
+	for (i = 0; i < k; i++) {
+		long r = spawnkit_batch_run(backend, e, res, count, 0);
+
+		if (r != (long)count - 1)
+			die("spawnkit_batch_run", r < 0 ? r : -EIO);
+	}
+	t0 = now_ns() - t0;
+	for (j = 0; j < count; j++)
+		if (res[j] != ppid)
+			die("batch result", EIO);
+	return t0 / k;
+}
+
+static void bench_batch(int rounds, int k)
+{
+	struct series em = { .name = "emulator" }, kn = { .name = "kernel" };
+	struct series em1 = { .name = "emulator" }, kn1 = { .name = "kernel" };
+	char how[160];
+	int r;
+
+	if (!spawnkit_batch_backend_available(SPAWNKIT_BATCH_KERNEL))
+		die("kernel batch backend", ENOSYS);
+	batch_round(SPAWNKIT_BATCH_EMULATOR, BIG, 10);
+	batch_round(SPAWNKIT_BATCH_KERNEL, BIG, 10);
+	for (r = 0; r < rounds; r++) {
+		double e1 = batch_round(SPAWNKIT_BATCH_EMULATOR, 1, k);
+		double eb = batch_round(SPAWNKIT_BATCH_EMULATOR, BIG, k);
+		double k1 = batch_round(SPAWNKIT_BATCH_KERNEL, 1, k);
+		double kb = batch_round(SPAWNKIT_BATCH_KERNEL, BIG, k);
+
+		em.v[em.n++] = (eb - e1) / (BIG - 1);
+		kn.v[kn.n++] = (kb - k1) / (BIG - 1);
+		em1.v[em1.n++] = e1;
+		kn1.v[kn1.n++] = k1;
+	}
+	summarize(&em);
+	summarize(&kn);
+	summarize(&em1);
+	summarize(&kn1);
+	snprintf(how, sizeof(how),
+		 "(%d rounds x %d batches per size, interleaved; ratio = median / emulator median)",
+		 rounds, k);
+	header("Batch: per extra entry (getppid), (t(64 entries) - t(1 entry)) / 63", how);
+	row("emulator (one syscall per entry)", &em, "ns/entry", NULL);
+	row("kernel batch(2)", &kn, "ns/entry", &em);
+	row("emulator, whole 1-entry batch", &em1, "ns/batch", NULL);
+	row("kernel, whole 1-entry batch", &kn1, "ns/batch", &em1);
+}
+
+/* ---- will-it-scale style metadata loop ------------------------------------ */
+
+enum { OP_ACCESS, OP_STAT, OP_FSTAT };
+
+static double wis_round(int op, const char *path, int fd, int ms)
+{
+	double t0 = now_ns(), end = t0 + ms * 1e6, t;
+	long ops = 0;
+	struct stat st;
+	int i;
+
+	do {
+		for (i = 0; i < 256; i++) {
+			int r = op == OP_ACCESS ? access(path, R_OK) :
+				op == OP_STAT ? stat(path, &st) : fstat(fd, &st);
+
+			if (r)
+				die("metadata call", errno);
+		}
+		ops += 256;
+		t = now_ns();
+	} while (t < end);
+	return ops / ((t - t0) / 1e9);
+}
+
+static void bench_wis(int rounds, int ms)
+{
+	static const char *names[] = { "access(2)", "stat(2)", "fstat(2)" };
+	struct series s[3] = { { .name = "access" }, { .name = "stat" }, { .name = "fstat" } };
+	const char *path = "/tmp/kbench-wis";
+	char how[160];
+	int fd, r, op;
+
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		die(path, errno);
+	for (r = 0; r < rounds; r++)
+		for (op = 0; op < 3; op++)
+			s[op].v[s[op].n++] = wis_round(op, path, fd, ms);
+	snprintf(how, sizeof(how),
+		 "(%d rounds x %d ms per op, interleaved; ratio = median / access median)",
+		 rounds, ms);
+	header("will-it-scale style metadata loop: one task, one shared file", how);
+	for (op = 0; op < 3; op++) {
+		summarize(&s[op]);
+		row(names[op], &s[op], "ops/s", op ? &s[0] : NULL);
+	}
+	close(fd);
+	unlink(path);
+}
+
+int main(int argc, char **argv)
+{
+	int rounds = argc > 2 ? atoi(argv[2]) : 5;
+	int n = argc > 3 ? atoi(argv[3]) : 0;
+
+	if (argc < 2 || rounds < 1 || rounds > MAX_ROUNDS) {
+		fprintf(stderr, "usage: kbench spawn|batch|wis ROUNDS [N]\n");
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!strcmp(argv[1], "spawn"))
+		bench_spawn(rounds, n > 0 ? n : 50);
+	else if (!strcmp(argv[1], "batch"))
+		bench_batch(rounds, n > 0 ? n : 2000);
+	else if (!strcmp(argv[1], "wis"))
+		bench_wis(rounds, n > 0 ? n : 300);
+	else {
+		fprintf(stderr, "kbench: unknown benchmark %s\n", argv[1]);
+		return 2;
+	}
+	return 0;
+}
