@@ -53,10 +53,7 @@ class SpawnkitChild extends EventEmitter {
     this.pid = pid;
     this._handle = handle;
     this._killTree = opts.killTree !== false;
-    if (opts.killSignal !== undefined) {
-      signalNumber(opts.killSignal);
-      this._killSignal = opts.killSignal;
-    }
+    if (opts.killSignal !== undefined) this._killSignal = opts.killSignal; // checked before spawn
     if (opts.killGraceMs !== undefined) this._graceMs = opts.killGraceMs;
     const fds = [fd0, fd1, fd2];
     for (let i = 0; i < 3; i++) {

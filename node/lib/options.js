@@ -1,6 +1,7 @@
 'use strict';
 // Option checking and conversion shared by Template.spawn and the helpers.
 const { STDIO } = require('./stdio-codes');
+const { signalNumber } = require('./signals');
 
 function invalidArg(name, value, reason) {
   const err = new TypeError(`The argument '${name}' ${reason}. Received ${JSON.stringify(value)}`);
@@ -89,6 +90,10 @@ function checkSpawnOptions(opts) {
   }
   if (opts.timeout !== undefined && !(Number.isFinite(opts.timeout) && opts.timeout >= 0)) {
     throw invalidArg('options.timeout', opts.timeout, 'must be a non-negative number');
+  }
+  if (opts.killSignal !== undefined) signalNumber(opts.killSignal); // throws ERR_UNKNOWN_SIGNAL
+  if (opts.killGraceMs !== undefined && !Number.isFinite(opts.killGraceMs)) {
+    throw invalidArg('options.killGraceMs', opts.killGraceMs, 'must be a number');
   }
   if (opts.signal !== undefined && !(opts.signal instanceof AbortSignal)) {
     const err = new TypeError('The "options.signal" property must be an instance of AbortSignal');

@@ -31,7 +31,8 @@ test('construction errors carry Node-style codes', (t) => {
   assert.throws(() => new sk.Template(42), { code: 'ERR_INVALID_ARG_TYPE' });
 });
 
-test('bad spawn arguments throw at once', () => {
+test('bad spawn arguments throw at once, before any child starts', () => {
+  const before = fs.readdirSync('/proc/self/fd').length;
   const t = new sk.Template('true');
   assert.throws(() => t.spawn('x'), { code: 'ERR_INVALID_ARG_TYPE' });
   assert.throws(() => t.spawn(['a\u0000b']), { code: 'ERR_INVALID_ARG_VALUE' });
@@ -43,7 +44,9 @@ test('bad spawn arguments throw at once', () => {
   assert.throws(() => t.spawn([], { timeout: -1 }), { code: 'ERR_INVALID_ARG_VALUE' });
   assert.throws(() => t.spawn([], { signal: 'x' }), { code: 'ERR_INVALID_ARG_TYPE' });
   assert.throws(() => t.spawn([], { killSignal: 'SIGNOPE' }), { code: 'ERR_UNKNOWN_SIGNAL' });
+  assert.throws(() => t.spawn([], { killGraceMs: 'soon' }), { code: 'ERR_INVALID_ARG_VALUE' });
   t.close();
+  assert.equal(fs.readdirSync('/proc/self/fd').length, before, 'no pipe left open');
 });
 
 test('stdin is /dev/null by default: cat ends at once', async () => {
