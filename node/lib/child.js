@@ -12,7 +12,6 @@ const native = require('./native');
 const { signalNumber, signalName } = require('./signals');
 const { AbortError } = require('./errors');
 
-const ESRCH = -3;
 const DEFAULT_KILL_GRACE_MS = 1000;
 
 function pipeStream(fd, readable) {
@@ -193,4 +192,4 @@ class SpawnkitChild extends EventEmitter {
   }
 }
 
-module.exports = { SpawnkitChild, ESRCH };
+module.exports = { SpawnkitChild };
