@@ -31,6 +31,7 @@ function cases(dir) {
     { name: 'killed by SIGKILL', file: 'sh', args: ['-c', 'kill -KILL $$'] },
     // Node ignores SIGPIPE; the child must start with it at default.
     { name: 'SIGPIPE is default in the child', file: 'sh', args: ['-c', 'kill -PIPE $$; echo survived'] },
+    { name: 'signal mask and ignored set', file: 'grep', args: ['-E', '^Sig(Blk|Ign)', '/proc/self/status'] },
     { name: 'arguments verbatim', file: 'printf', args: ['[%s]\\n', 'a b', '', 'é ü', '$HOME', '*', '"q"'] },
     { name: 'env replaces process.env', file: 'sh', args: ['-c', 'echo "$FOO|$BAR|$PATH"'], opts: { env: { FOO: 'x y', BAR: undefined, PATH: '/usr/bin:/bin' } } },
     { name: 'empty env', file: '/usr/bin/env', args: [], opts: { env: {} } },
