@@ -30,5 +30,5 @@ fi
 PY=$(../find-python.sh)
 for c in $comps; do
 	[ -f "$c.pip" ] || continue
-	PIP_ROOT_USER_ACTION=ignore $PY -m pip install -q --disable-pip-version-check -r "$c.pip"
+	PIP_ROOT_USER_ACTION=ignore PIP_BREAK_SYSTEM_PACKAGES=1 $PY -m pip install -q --disable-pip-version-check -r "$c.pip"
 done
