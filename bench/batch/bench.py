@@ -16,6 +16,7 @@ also printed) and OUTDIR/batch.png.
 import argparse
 import csv
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -55,13 +56,17 @@ def total_of(stdout):
 def bench_mdu(build, tree, reps, diskus):
     methods = mdu_methods(build, diskus)
     times = {name: [] for name, _, _ in methods}
+    cpus = {name: [] for name, _, _ in methods}
     want = None
     for rep in range(-1, reps):  # rep -1: warm the cache, untimed
         order = methods[rep % len(methods):] + methods[:rep % len(methods)]
         for name, argv, env in order:
+            r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
             t0 = time.perf_counter()
             p = subprocess.run(argv + [tree], env=env or None, capture_output=True, text=True)
             dt = time.perf_counter() - t0
+            r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
             if p.returncode != 0:
                 sys.exit("%s failed: %s" % (name, p.stderr))
             got = total_of(p.stdout)
@@ -71,7 +76,8 @@ def bench_mdu(build, tree, reps, diskus):
                 sys.exit("%s total %d != %d" % (name, got, want))
             if rep >= 0:
                 times[name].append(dt)
-    return methods, times, want
+                cpus[name].append(cpu)
+    return methods, times, cpus, want
 
 
 def plot(pe, times, out):
@@ -124,12 +130,12 @@ def main():
         cells = ["%.0f / %.0f" % (min(pe[(m, l)]), statistics.median(pe[(m, l)])) for m in methods]
         lines.append("| %d | %s |" % (l, " | ".join(cells)))
 
-    mlist, times, total = bench_mdu(args.build, args.tree, args.reps, diskus)
+    mlist, times, cpus, total = bench_mdu(args.build, args.tree, args.reps, diskus)
     with open(os.path.join(args.out, "mdu.csv"), "w") as f:
-        f.write("method,rep,seconds\n")
+        f.write("method,rep,seconds,cpu_seconds\n")
         for n, ts in times.items():
             for i, t in enumerate(ts):
-                f.write("%s,%d,%.4f\n" % (n, i, t))
+                f.write("%s,%d,%.4f,%.4f\n" % (n, i, t, cpus[n][i]))
     nfiles = sum(len(fs) + len(ds) for _, ds, fs in os.walk(args.tree))
     du_med = statistics.median(times["du -sb"])
     du_min = min(times["du -sb"])
@@ -137,12 +143,17 @@ def main():
     lines.append("## Disk usage of %s (%d entries, total %d bytes, equal for every method), "
                  "warm cache, %d runs" % (args.tree, nfiles, total, args.reps))
     lines.append("")
-    lines.append("| method | min s | median s | max s | du -sb median / median | du min / min |")
-    lines.append("|---|---:|---:|---:|---:|---:|")
+    cpu_min = min(cpus["du -sb"])
+    lines.append("| method | wall min s | wall median s | wall max s | du/this (median) "
+                 "| du/this (min) | CPU (user+sys) min s | CPU median s | du/this CPU (min) |")
+    lines.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for n, ts in times.items():
-        lines.append("| %s | %.3f | %.3f | %.3f | %.2fx | %.2fx |" % (
+        lines.append("| %s | %.3f | %.3f | %.3f | %.2fx | %.2fx | %.3f | %.3f | %.2fx |" % (
             n, min(ts), statistics.median(ts), max(ts), du_med / statistics.median(ts),
-            du_min / min(ts)))
+            du_min / min(ts), min(cpus[n]), statistics.median(cpus[n]),
+            cpu_min / min(cpus[n])))
+    lines.append("")
+    lines.append("load average at the end: %s" % open("/proc/loadavg").read().split()[0:3])
     if not diskus:
         lines.append("\n(diskus not installed: `cargo install diskus`)")
     text = "\n".join(lines) + "\n"

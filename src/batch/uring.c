@@ -60,6 +60,7 @@ int sk_batch_uring_available(void)
 #include <liburing.h>
 
 #define CANCEL_TAG	UINT64_MAX
+#define NO_CQE		INT64_MIN	/* res[] of an SQE not completed yet */
 
 enum { OP_NONE, OP_OPENAT, OP_CLOSE, OP_READ, OP_WRITE, OP_PREAD, OP_PWRITE,
        OP_STATX, OP_FSYNC, OP_FDATASYNC, OP_UNLINKAT, OP_MKDIRAT };
@@ -328,11 +329,18 @@ static unsigned int run_segment(struct sk_batch_run *r, struct io_uring *ring,
 		/* A sweep (statx only, every jump "next"): no entry depends on
 		 * another and none changes anything, so unlinked SQEs, run in
 		 * parallel on io-wq, give the results of the ordered loop. */
+		/* Their statx buffers must not overlap (each at a higher
+		 * address than the last: an array), or the last writer would
+		 * depend on timing. */
 		for (k = start; k < j && sweep; k++)
 			sweep = op_of(r->work[k].nr) == OP_STATX &&
-				(k + 1 == j || link_kind(&r->work[k], k, r->count) == LINK_HARD);
+				(k + 1 == j || link_kind(&r->work[k], k, r->count) == LINK_HARD) &&
+				(k == start || r->work[k].args[4] >=
+					r->work[k - 1].args[4] + sizeof(struct statx));
 		for (k = start; k < j; k++) {
 			struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+
+			res[k] = NO_CQE;
 			int kind = k + 1 < j && !sweep ?
 				link_kind(&r->work[k], k, r->count) : LINK_NONE;
 
@@ -365,14 +373,16 @@ static unsigned int run_segment(struct sk_batch_run *r, struct io_uring *ring,
 				}
 				continue;
 			}
-			if (ret < 0)
+			if (ret == -EAGAIN || ret == -EBUSY)
 				continue;
-			if (cqe->user_data != CANCEL_TAG)
+			if (ret < 0)
+				break;	/* the ring is broken: see NO_CQE below */
+			if (cqe->user_data < r->count)
 				res[cqe->user_data] = cqe->res;
 			io_uring_cqe_seen(ring, cqe);
 			got++;
 		}
-		if (sent < j - start) {
+		if (sent < j - start || got < want) {
 			/* The ring refused SQEs (resource shortage): drop it,
 			 * so the ones left in its queue never run, and run
 			 * the rest of the segment with plain syscalls. */
@@ -385,6 +395,11 @@ static unsigned int run_segment(struct sk_batch_run *r, struct io_uring *ring,
 			int64_t v = res[k];
 			unsigned int next;
 
+			if (v == NO_CQE) {
+				/* Never completed (a broken ring): the rest
+				 * runs as plain syscalls. */
+				return run_sync(r, k, j, last);
+			}
 			if (v == -ECANCELED) {
 				if (canceled) {
 					/* Our cancel after a signal: the

@@ -124,6 +124,18 @@ static unsigned int p_sweep(struct batch_entry *e, int64_t *res, struct ctx *c)
 	return 4;
 }
 
+/* statx into one shared buffer: the last one's data must win (so these
+ * cannot run in parallel). */
+static unsigned int p_sweep_shared(struct batch_entry *e, int64_t *res, struct ctx *c)
+{
+	e[0] = BATCH_CALL5(SYS_statx, AT_FDCWD, c->dir, 0, STATX_BASIC_STATS, &c->stx[0]);
+	e[1] = BATCH_CALL5(SYS_statx, AT_FDCWD, c->file, 0, STATX_BASIC_STATS, &c->stx[0]);
+	e[2] = BATCH_CALL5(SYS_statx, AT_FDCWD, c->missing, 0, STATX_BASIC_STATS, &c->stx[0]);
+	e[3] = BATCH_CALL5(SYS_statx, AT_FDCWD, c->dir, 0, STATX_BASIC_STATS, &c->stx[1]);
+	e[4] = BATCH_CALL5(SYS_statx, AT_FDCWD, c->file, 0, STATX_BASIC_STATS, &c->stx[0]);
+	return 5;
+}
+
 static unsigned int p_deny(struct batch_entry *e, int64_t *res, struct ctx *c)
 {
 	e[0] = BATCH_CALL0(SYS_fork);
@@ -191,6 +203,7 @@ static const struct prog progs[] = {
 	{ "mkdirat/unlinkat", 1, p_dirs },
 	{ "create-write-sync-pread-close", 1, p_create_write },
 	{ "statx sweep", 1, p_sweep },
+	{ "statx into one buffer", 1, p_sweep_shared },
 	{ "denied and unknown", 0, p_deny },
 	{ "word copies", 1, p_copies },
 	{ "short reads", 1, p_short },
