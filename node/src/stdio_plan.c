@@ -6,10 +6,6 @@
 
 #include "stdio_plan.h"
 
-/* Staging fds for a parent fd 0..2 given to another child slot: DUP2 to a
- * high number first, so an earlier DUP2 cannot overwrite the source. */
-#define STAGE_FD_BASE 1000	/* below the usual RLIMIT_NOFILE soft limit, 1024 */
-
 static struct spawn_template_action *next_action(struct stdio_plan *p)
 {
 	return &p->actions[p->nr_actions++];
@@ -56,7 +52,7 @@ static void add_signal_reset(struct stdio_plan *p)
 
 int stdio_plan_build(struct stdio_plan *p, const int spec[3], const char *cwd)
 {
-	int src[3];
+	int src[3], stage;
 	int err;
 
 	memset(p, 0, sizeof(*p));
@@ -71,42 +67,51 @@ int stdio_plan_build(struct stdio_plan *p, const int spec[3], const char *cwd)
 			goto fail;
 		}
 	}
-	add_signal_reset(p);
-
-	/* Parent fds 0..2 are staged to a high number before any DUP2 onto
-	 * 0..2 runs: another slot's DUP2 cannot overwrite them, and the DUP2
-	 * back clears O_CLOEXEC (Node sets it on its own 0..2; a DUP2 of an fd
-	 * onto itself only checks that it is open). */
 	for (int i = 0; i < 3; i++) {
 		src[i] = spec[i] == STDIO_INHERIT ? i : spec[i];
-		if (src[i] >= 0 && src[i] < 3)
-			spawnkit_action_dup2(next_action(p), src[i], STAGE_FD_BASE + i, 0);
-	}
-
-	for (int i = 0; i < 3; i++) {
-		switch (src[i]) {
-		case STDIO_PIPE:
+		if (src[i] == STDIO_PIPE) {
 			err = make_pipe(p, i);
 			if (err)
 				goto fail;
+		} else if (src[i] < 0 && src[i] != STDIO_IGNORE) {
+			err = -EINVAL;
+			goto fail;
+		}
+	}
+	/* Staging fds: above every fd an action reads, so none is overwritten
+	 * (and low, so the library's fd-table copy stays small). */
+	stage = 3;
+	for (int i = 0; i < 3; i++) {
+		if (p->child_fd[i] >= stage)
+			stage = p->child_fd[i] + 1;
+		if (src[i] >= stage)
+			stage = src[i] + 1;
+	}
+	if (p->cwd_fd >= stage)
+		stage = p->cwd_fd + 1;
+
+	add_signal_reset(p);
+
+	/* Parent fds 0..2 are staged to a higher number before any DUP2 onto
+	 * 0..2 runs: another slot's DUP2 cannot overwrite them, and the DUP2
+	 * back clears O_CLOEXEC (Node sets it on its own 0..2; a DUP2 of an fd
+	 * onto itself only checks that it is open). */
+	for (int i = 0; i < 3; i++)
+		if (src[i] >= 0 && src[i] < 3)
+			spawnkit_action_dup2(next_action(p), src[i], stage + i, 0);
+
+	for (int i = 0; i < 3; i++) {
+		if (src[i] == STDIO_PIPE)
 			spawnkit_action_dup2(next_action(p), p->child_fd[i], i, 0);
-			break;
-		case STDIO_IGNORE:
+		else if (src[i] == STDIO_IGNORE)
 			spawnkit_action_open(next_action(p), &p->opens[i], AT_FDCWD,
 					     "/dev/null", i == 0 ? O_RDONLY : O_WRONLY,
 					     0, i);
-			break;
-		default:
-			if (src[i] < 0) {
-				err = -EINVAL;
-				goto fail;
-			}
+		else
 			spawnkit_action_dup2(next_action(p),
-					     src[i] < 3 ? STAGE_FD_BASE + i : src[i], i, 0);
-			break;
-		}
+					     src[i] < 3 ? stage + i : src[i], i, 0);
 	}
-	/* Last, so a relative path in nothing above depends on it. */
+	/* Last: a relative path above must not depend on it. */
 	if (p->cwd_fd >= 0)
 		spawnkit_action_fchdir(next_action(p), p->cwd_fd);
 	return 0;
