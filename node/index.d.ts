@@ -118,6 +118,7 @@ export function run(file: string, args: readonly string[], options: RunOptions &
 export function run(file: string, args?: readonly string[], options?: RunOptions): Promise<RunResult<string>>;
 export function execFile(file: string, args: readonly string[], options: RunOptions & { encoding: 'buffer' | null }): Promise<RunResult<Buffer>>;
 export function execFile(file: string, args?: readonly string[], options?: RunOptions): Promise<RunResult<string>>;
+export function execFile(file: string, options: RunOptions): Promise<RunResult<string>>;
 export function clearTemplateCache(): void;
 export function templateCacheSize(): number;
 export class AbortError extends Error {

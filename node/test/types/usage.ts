@@ -12,7 +12,8 @@ async function main(): Promise<void> {
   const out: string = r.stdout;
   const b = await execFile('cat', [], { input: 'x', encoding: 'buffer' });
   const buf: Buffer = b.stdout;
-  void out; void buf;
+  const noArgs: RunResult<string> = await execFile('pwd', { cwd: '/' });
+  void out; void buf; void noArgs;
   // @ts-expect-error: timeout is a number
   t.spawn([], { timeout: '5s' });
   // @ts-expect-error: run() takes an array of arguments
