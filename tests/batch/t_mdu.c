@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include "bt.h"
 
@@ -126,6 +127,72 @@ static char *at(const char *rel)
 	return p;
 }
 
+/*
+ * Files and directories vanishing mid-walk: a child keeps creating and
+ * removing them while mdu runs.  Which ones vanish is timing, so the checks
+ * are what must hold every time: exit status 0 or 1, and 1 only with du's
+ * messages for files that vanished ("cannot access ...: No such file or
+ * directory") or directories that did ("cannot read directory").
+ */
+static void churn(void)
+{
+	char *mdu_argv[] = { mdu, "-b", at("churn"), NULL };
+	struct outcome m;
+	int saw_error = 0;
+	pid_t pid;
+
+	dir("churn");
+	for (int i = 0; i < 40; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "churn/d%d", i);
+		dir(name);
+	}
+	pid = fork();
+	if (pid == 0) {
+		char p[PATH_MAX];
+
+		for (unsigned long n = 0;; n++) {
+			int d = (int)(n % 40), f = (int)(n % 500);
+
+			snprintf(p, sizeof(p), "%s/churn/d%d/f%d", top, d, f);
+			if (n & 1)
+				close(open(p, O_WRONLY | O_CREAT, 0644));
+			else
+				unlink(p);
+			if (n % 97 == 0) {
+				snprintf(p, sizeof(p), "%s/churn/d%d/sub", top, d);
+				if (mkdir(p, 0755))
+					rmdir(p);
+			}
+		}
+	}
+	CHECK(pid > 0);
+	for (int r = 0; r < 30; r++) {
+		char *line, *save = NULL;
+
+		run(mdu_argv, -1, 0, &m);
+		CHECK(m.status == 0 || m.status == 1);
+		CHECK_EQ(m.status == 1, m.err[0] != 0);
+		CHECK(strtoull(m.out, NULL, 10) > 0 && strstr(m.out, mdu_argv[2]) != NULL);
+		for (line = strtok_r(m.err, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			int ok = (strstr(line, "mdu: cannot access '") == line &&
+				  strstr(line, "': No such file or directory")) ||
+				 (strstr(line, "mdu: cannot read directory '") == line &&
+				  strstr(line, "': No such file or directory"));
+
+			if (!ok)
+				fprintf(stderr, "  unexpected: %s\n", line);
+			CHECK(ok);
+			saw_error = 1;
+		}
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	if (!saw_error)
+		printf("note: nothing vanished during the churn runs this time\n");
+}
+
 int main(int argc, char **argv)
 {
 	char name[64], cmd[PATH_MAX + 16];
@@ -205,6 +272,8 @@ int main(int argc, char **argv)
 	/* A directory we can list but not search: every entry's stat fails. */
 	CHECK_EQ(chmod(at("perm/closed"), 0744), 0);
 	compare("-sb", "-b", at("perm"), NULL, NOBODY, 0, __LINE__);
+
+	churn();
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
 	CHECK_EQ(system(cmd), 0);
