@@ -154,3 +154,28 @@ test('a child that exits while we write a big input does not crash us', async ()
   const r = await sk.run('true', [], { input: Buffer.alloc(4 << 20) });
   assert.equal(r.code, 0);
 });
+
+test('SPAWNKIT_BACKEND selects the backend at template creation', async (t) => {
+  const saved = process.env.SPAWNKIT_BACKEND;
+  t.after(() => {
+    if (saved === undefined) delete process.env.SPAWNKIT_BACKEND;
+    else process.env.SPAWNKIT_BACKEND = saved;
+  });
+  process.env.SPAWNKIT_BACKEND = 'user';
+  const u = new sk.Template('true');
+  assert.equal(u.backend, 'user');
+  assert.equal((await collect(u.spawn())).code, 0);
+  u.close();
+  // The kernel backend exists exactly where the kernel advertises it.
+  process.env.SPAWNKIT_BACKEND = 'kernel';
+  if (fs.existsSync('/sys/kernel/spawnkit/spawn_template')) {
+    const k = new sk.Template('true');
+    assert.equal(k.backend, 'kernel');
+    assert.equal((await collect(k.spawn())).code, 0);
+    k.close();
+  } else {
+    assert.throws(() => new sk.Template('true'), { code: 'ENOSYS' });
+  }
+  process.env.SPAWNKIT_BACKEND = 'bogus';
+  assert.throws(() => new sk.Template('true'), { code: 'EINVAL' });
+});
