@@ -17,9 +17,13 @@
  *    except through a direct descriptor, and a direct descriptor is not an
  *    fd number: the openat slot would hold 0 where the kernel and the
  *    emulator hold the fd.  So the word copy runs here, in user space,
- *    between two submissions: each word copy costs one more io_uring_enter,
- *    and results stay identical.
+ *    between two submissions: each run of word copies splits the program
+ *    into one more submission, and results stay identical.
  *  - entry flags must be 0.
+ * A run of statx entries that all jump "next", into buffers at increasing
+ * addresses (an array), is sent unlinked: io-wq runs them in parallel, and
+ * since they change nothing and write disjoint buffers the results are
+ * those of the ordered loop.
  *
  * Where io_uring and the batch loop differ, this file repairs it:
  *  - a short read or write (0 <= res < len) breaks a soft link, so the
@@ -28,6 +32,9 @@
  *  - io_uring ops are not interrupted by signals; when a signal interrupts
  *    our wait, we cancel what is in flight and report the canceled entry as
  *    -EINTR, as the kernel loop reports the interrupted sub-call;
+ *  - io_uring refuses some SQEs at submission (a bad path pointer, an
+ *    empty path, bad flags) and then fails their whole chain unrun: the
+ *    rest of that segment runs as plain syscalls, in order;
  *  - the ring's own fd would take a number the caller's openat would get
  *    otherwise (fd numbers in results would differ): the ring fd is
  *    registered and the fd closed.
