@@ -68,11 +68,31 @@ const methods = {
   },
 };
 
+// The same calls with 16 in flight (an agent's parallel tool calls): only
+// throughput is meaningful there, latency includes the queueing.
+const INFLIGHT = 16;
+const concurrent = {
+  'child_process.spawn x16': methods['child_process.spawn'],
+  'spawnkit run() x16': methods['spawnkit run()'],
+};
+
+async function pool(fn, n) {
+  let next = 0;
+  const worker = async () => {
+    while (next < n) {
+      next++;
+      await fn();
+    }
+  };
+  await Promise.all(Array.from({ length: INFLIGHT }, worker));
+}
+
 async function main() {
   const names = Object.keys(methods);
   for (const name of names) await methods[name](); // warm up each path once
   const lat = Object.fromEntries(names.map((n) => [n, []]));
   const rate = Object.fromEntries(names.map((n) => [n, []]));
+  const rate16 = {};
   for (let round = 0; round < rounds; round++) {
     const order = names.map((_, i) => names[(i + round) % names.length]);
     for (const name of order) {
@@ -85,11 +105,17 @@ async function main() {
       }
       rate[name].push(calls / (Number(process.hrtime.bigint() - t0) / 1e9));
     }
+    for (const name of Object.keys(concurrent)) {
+      const n = calls * 2;
+      const t0 = process.hrtime.bigint();
+      await pool(concurrent[name], n);
+      (rate16[name] ??= []).push(n / (Number(process.hrtime.bigint() - t0) / 1e9));
+    }
   }
   tmpl.close();
   console.log(JSON.stringify({
     residentMiB, rssMiB: Math.round(rssBefore), rssAfterMiB: Math.round(rssMiB()),
-    rounds, calls, backend: new sk.Template(TARGET).backend, lat, rate,
+    rounds, calls, inflight: INFLIGHT, backend: new sk.Template(TARGET).backend, lat, rate, rate16,
   }));
 }
 
