@@ -5,8 +5,8 @@
  * The emulator must answer EFAULT for a bad entries/results pointer or word
  * copy address, as the kernel does, instead of crashing the caller.  A
  * library cannot install a SIGSEGV handler, and process_vm_readv(2) needs
- * CONFIG_CROSS_MEMORY_ATTACH (absent in small kernels such as the test
- * guest), so we ask the kernel to touch the memory for us with two calls
+ * CONFIG_CROSS_MEMORY_ATTACH (absent from tinyconfig kernels unless
+ * asked for), so we ask the kernel to touch the memory for us with two calls
  * that have no other effect:
  *   read:  rt_sigprocmask(invalid how, p, NULL, 8) copies 8 bytes from p
  *          (EFAULT if it cannot), then fails with EINVAL changing nothing;
