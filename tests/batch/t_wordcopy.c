@@ -84,15 +84,12 @@ int main(void)
 	chain(path, 0);
 	chain(path, 1);
 
-	/* A copy out of the arrays and one into a later entry's nr: entry 2
+	/* A copy out of the arrays, and one into a later entry's nr: entry 3
 	 * starts as an unknown number and becomes getppid. */
 	word = SYS_getppid;
 	dst = 0;
 	e[0] = BATCH_CALL0(SYS_getpid);
 	e[1] = BATCH_WORDCOPY(&res[0], &dst);
-	e[2] = BATCH_CALL0(999);
-	e[3] = BATCH_WORDCOPY(&word, &e[2].nr);
-	/* order matters: 3 runs after 2, so make 2 the target of 4 instead */
 	e[2] = BATCH_WORDCOPY(&word, &e[3].nr);
 	e[3] = BATCH_CALL0(999);
 	e[4] = BATCH_WORDCOPY(&e[3].nr, &res[5]);	/* reads the working copy */
