@@ -40,7 +40,7 @@ int main(void)
 	pthread_t t[THREADS];
 	struct batch_entry e[2];
 	int64_t res[2];
-	int st;
+	int st = 0;
 	pid_t pid;
 
 	bt_init();
