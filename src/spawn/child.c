@@ -142,13 +142,17 @@ static int reads_hidden(const struct xfd_state *x, int fd)
 	return x->hidden && fd == x->fd;
 }
 
-static long do_open(const struct sk_action *a)
+/* dirfd: the action's, or -1 where that number is hidden (closed to the
+ * caller): an absolute path ignores it, a relative one gets EBADF, as the
+ * kernel would answer for a closed dirfd.  The path is the caller's
+ * pointer, so the child never reads it itself. */
+static long do_open(const struct sk_action *a, int dirfd)
 {
 	long fd, ret;
 
-	fd = sk_syscall4(SYS_openat2, a->fd, a->path, &a->how, sizeof(a->how));
+	fd = sk_syscall4(SYS_openat2, dirfd, a->path, &a->how, sizeof(a->how));
 	if (fd == -ENOSYS && !a->how.resolve)	/* before 5.6 */
-		fd = sk_syscall4(SYS_openat, a->fd, a->path, a->how.flags, a->how.mode);
+		fd = sk_syscall4(SYS_openat, dirfd, a->path, a->how.flags, a->how.mode);
 	if (fd < 0 || fd == a->newfd)
 		return fd < 0 ? fd : 0;
 	ret = sk_syscall3(SYS_dup3, fd, a->newfd, a->how.flags & O_CLOEXEC);
@@ -184,11 +188,9 @@ static long run_action(const struct sk_action *a, struct xfd_state *x, uint64_t 
 			return -EBADF;
 		return sk_syscall1(SYS_fchdir, a->fd);
 	case SPAWN_TEMPLATE_ACTION_OPEN:
-		if (reads_hidden(x, a->fd))
-			return -EBADF;
 		if (a->newfd == x->fd && (ret = relocate(x)))
 			return ret;
-		return do_open(a);
+		return do_open(a, reads_hidden(x, a->fd) ? -1 : a->fd);
 	case SPAWN_TEMPLATE_ACTION_CLOSE_RANGE:
 		return close_span_keep(a->fd, a->newfd == SPAWN_TEMPLATE_FD_MAX ?
 				       ~0U : (unsigned int)a->newfd, a->flags, x);
@@ -228,6 +230,10 @@ int sk_child_main(void *arg)
 			ret = sk_syscall1(SYS_unshare, CLONE_FILES);
 		if (ret < 0)
 			goto fail;
+		/* The shared table held our own pidfd (installed, and its
+		 * number stored, before this child ran): not the caller's. */
+		if (c->pidfd_slot && *c->pidfd_slot >= 0 && *c->pidfd_slot < c->keep_below)
+			sk_syscall1(SYS_close, *c->pidfd_slot);
 	}
 	for (i = 0; i < c->nr_actions; i++) {
 		ret = run_action(&c->actions[i], &x, &mask);

@@ -30,6 +30,7 @@ struct sk_child_ctx {
 	int handlers_cleared;		/* clone3's CLONE_CLEAR_SIGHAND did it */
 	int files_shared;		/* CLONE_FILES: unshare before any fd work */
 	int keep_below;			/* with files_shared: copy fds < this only */
+	const volatile int *pidfd_slot;	/* where clone stores the pidfd, or NULL */
 	/* out */
 	int err;			/* errno of the failed step, 0 if exec ran */
 };

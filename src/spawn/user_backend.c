@@ -313,6 +313,8 @@ static pid_t user_spawn(struct spawnkit_template *t,
 	/* No signal may reach the child before it has reset the handlers. */
 	sk_syscall4(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, 8);
 	ctx.mask = old;
+	if (!(args->flags & SK_SPAWN_NO_PIDFD))
+		ctx.pidfd_slot = &pidfd;
 	pid = start_child(&ctx, &pidfd, stack, !(args->flags & SK_SPAWN_NO_PIDFD));
 	sk_syscall4(SYS_rt_sigprocmask, SIG_SETMASK, &old, 0, 8);
 	if (pid < 0) {

@@ -239,6 +239,18 @@ int main(void)
 		spawnkit_action_fchdir(&a[1], xfd);
 		spawn_capture(t, argv_probe, environ, a, 2, SPAWNKIT_SPAWN_INHERIT_FDS, r);
 		CHECK_ERR(r->pid, EBADF);
+		/* OPEN with that number as dirfd: an absolute path does not
+		 * need it, a relative one finds it closed */
+		{
+			struct spawn_template_open o2;
+
+			spawnkit_action_open(&a[1], &o2, xfd, "/dev/null", O_RDONLY, 0, 9);
+			spawn_capture(t, argv_probe, environ, a, 2, SPAWNKIT_SPAWN_INHERIT_FDS, r);
+			CHECK(r->pid > 0 && r->status == 0 && has_line(r, "fd 9"));
+			spawnkit_action_open(&a[1], &o2, xfd, "dev/null", O_RDONLY, 0, 9);
+			spawn_capture(t, argv_probe, environ, a, 2, SPAWNKIT_SPAWN_INHERIT_FDS, r);
+			CHECK_ERR(r->pid, EBADF);
+		}
 		/* and a new file may take the number */
 		spawnkit_action_dup2(&a[1], 2, xfd, 0);
 		spawn_capture(t, argv_probe, environ, a, 2, SPAWNKIT_SPAWN_INHERIT_FDS, r);

@@ -58,6 +58,18 @@ int main(void)
 	syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
 	CHECK_EQ(wait_pidfd(pidfd), SIGKILL);
 
+	/* the child's own pidfd takes the parent's lowest free number; to
+	 * the child's actions that number is as closed as it was before */
+	{
+		int lowest = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+		close(lowest);
+		spawnkit_action_dup2(&a, lowest, 1, 0);
+		CHECK_ERR(spawnkit_spawn(t, argv_exit, environ, &a, 1, 0, &pidfd), EBADF);
+		spawnkit_action_close(&a, lowest);
+		CHECK_ERR(spawnkit_spawn(t, argv_exit, environ, &a, 1, 0, &pidfd), EBADF);
+	}
+
 	/* pidfd == NULL: the library closes it, the caller reaps by pid */
 	{
 		int before = count_open_fds(), status;
