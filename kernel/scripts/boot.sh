@@ -5,6 +5,9 @@
 # the console on the serial port captured in LOG, and a hard timeout
 # ($KERNEL_GUEST_TIMEOUT seconds, default 1500): a hung guest is killed and
 # fails (QEMU writes LOG.raw unbuffered while it runs: `tail -f` it).
+# tsc=reliable: without ACPI there is no HPET or PM timer, and the watchdog
+# would demote the (host-clocked) TCG TSC to 4 ms jiffies, which makes the
+# benchmarks' timings useless.
 # Afterwards:
 #   - the console is scanned for kernel splats (BUG, WARNING, Oops, lockdep,
 #     panic): any one fails the run;
@@ -22,7 +25,7 @@ start=$(date +%s)
 timeout -s KILL "$T" qemu-system-x86_64 -accel tcg -m "$MEM" -smp 1 \
 	-nographic -no-reboot -nodefaults -serial stdio \
 	-kernel "$kernel" -initrd "$initrd" \
-	-append "console=ttyS0 panic=-1 oops=panic softlockup_panic=1 spawnkit.mode=$mode" \
+	-append "console=ttyS0 panic=-1 oops=panic softlockup_panic=1 tsc=reliable spawnkit.mode=$mode" \
 	< /dev/null > "$log.raw" 2>&1
 tr -d '\r' < "$log.raw" > "$log" && rm -f "$log.raw"
 end=$(date +%s)

@@ -3,6 +3,8 @@
 #
 # Packs the guest's root filesystem as an uncompressed newc cpio:
 #   /bin/busybox and a link for every applet (sh, timeout, dmesg, true, ...)
+#   GNU du and rm, and dash as /bin/sh (dynamic, with their libraries) in
+#   place of busybox's
 #   /init                       kernel/guest/init
 #   /spawnkit/tests/run-tests.sh
 #   /spawnkit/build/tests/<area>/t_*, /spawnkit/build/bin/*  (static builds)
@@ -25,6 +27,22 @@ cp "$BUSYBOX" "$root/bin/busybox"
 for p in $("$root/bin/busybox" --list-full); do
 	[ -e "$root/$p" ] || ln -s /bin/busybox "$root/$p"
 done
+# GNU tools the tests compare against or rely on (t_mdu checks mdu against
+# `du -sb` and `du -sB1`, which busybox's du lacks, and removes its tree of
+# unreadable directories with rm -rf): the host's binary with the shared
+# libraries ldd names, at the same paths.
+for tool in ${GUEST_HOST_TOOLS:-du rm dash}; do
+	src=$(command -v "$tool") || continue
+	rm -f "$root/usr/bin/$tool" "$root/bin/$tool"
+	cp -L "$src" "$root/usr/bin/$tool"
+	for lib in $(ldd "$src" | grep -o '/[^ ]*'); do
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+done
+# /bin/sh is dash, as on Debian: busybox's sh runs its own applets before
+# $PATH (its rm -rf fails on trees deeper than PATH_MAX, which t_mdu makes).
+[ -x "$root/usr/bin/dash" ] && ln -sf /usr/bin/dash "$root/bin/sh"
 printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/sh\n' > "$root/etc/passwd"
 printf 'root:x:0:\nnogroup:x:65534:\n' > "$root/etc/group"
 install -m 755 "$top/kernel/guest/init" "$root/init"
