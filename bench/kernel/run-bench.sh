@@ -4,6 +4,6 @@
 set -e
 cd "$(dirname "$0")"
 echo "bench: kernel $(uname -r); all figures measured under QEMU/TCG emulation"
-./kbench spawn ${KBENCH_ROUNDS:-7} 40
-./kbench batch ${KBENCH_ROUNDS:-7} 1000
-./kbench wis ${KBENCH_ROUNDS:-7} 300
+./kbench spawn ${KBENCH_ROUNDS:-11} 40
+./kbench batch ${KBENCH_ROUNDS:-11} 1000
+./kbench wis ${KBENCH_ROUNDS:-11} 300
