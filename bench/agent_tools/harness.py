@@ -67,17 +67,21 @@ async def _drive(runtime: SingleThreadedAgentRuntime, calls: list[Call], in_flig
     """Keep in_flight requests outstanding until calls are done."""
     todo = iter(calls)   # shared by the lanes; safe: one event loop thread
     done = 0
+    failures: list[str] = []
 
     async def lane(j: int) -> None:
         nonlocal done
         agent = AgentId("tool_worker", f"lane{j}")
         for call in todo:
+            if failures:     # stop taking calls; let the ones in flight end
+                return
             t = time.perf_counter_ns()
             res = await runtime.send_message(ToolCall(list(call.argv), call.cwd), agent)
             dt = time.perf_counter_ns() - t
             err = call.check(res.returncode, res.stdout, res.stderr)
             if err:
-                raise CallFailed(f"{call.tool}: {' '.join(call.argv)} (cwd {call.cwd}): {err}")
+                failures.append(f"{call.tool}: {' '.join(call.argv)} (cwd {call.cwd}): {err}")
+                return
             acc = per_tool[call.tool]
             acc[0] += 1
             acc[1] += dt
@@ -86,6 +90,8 @@ async def _drive(runtime: SingleThreadedAgentRuntime, calls: list[Call], in_flig
                 progress[slot] = done
 
     await asyncio.gather(*(lane(j) for j in range(in_flight)))
+    if failures:
+        raise CallFailed(failures[0])
 
 
 async def _worker(conn: Any, go: Any, backend: str, in_flight: int, calls: list[Call],
