@@ -4,6 +4,7 @@
  * The numbers come from the kernel's own advertisement (common/kernel_adv.c);
  * without it these functions return -ENOSYS and issue nothing.
  */
+#include <fcntl.h>
 #include <spawnkit/spawnkit.h>
 
 #include "common/kernel_adv.h"
@@ -42,6 +43,19 @@ static int kernel_create(struct spawnkit_template *t,
 	fd = spawnkit_sys_spawn_template_create(&a, sizeof(a));
 	if (fd < 0)
 		return fd;
+	/* The kernel returns the lowest free fd, 0 if stdin is closed: keep
+	 * the template out of 0..2, where the caller's stdio belongs (the
+	 * user backend does the same with its pinned fd). */
+	if (fd < 3) {
+		long nfd = sk_syscall3(SYS_fcntl, fd,
+				       (a.flags & SPAWN_TEMPLATE_CREATE_CLOEXEC) ?
+				       F_DUPFD_CLOEXEC : F_DUPFD, 3);
+
+		sk_syscall1(SYS_close, fd);
+		if (nfd < 0)
+			return (int)nfd;
+		fd = (int)nfd;
+	}
 	t->fd = fd;
 	return 0;
 }

@@ -51,8 +51,12 @@ int main(void)
 	spawnkit_template_destroy(t);
 	spawnkit_template_destroy(tfd);
 
-	/* in-place write: kernel refuses the writer, user backend goes stale */
+	/* in-place write: kernel refuses the writer, user backend goes stale.
+	 * The user backend sees a write through ctime/mtime; before 6.13 those
+	 * are clock-tick grained, so the write must come a tick after the
+	 * file's last change for stat to show it (a documented limit). */
 	copy_file(probe_path(), prog, 0755);
+	usleep(50 * 1000);
 	CHECK_EQ(spawnkit_template_create(prog, SPAWN_TEMPLATE_CREATE_CLOEXEC, &t), 0);
 	fd = open(prog, O_RDONLY | O_CLOEXEC);
 	CHECK_EQ(spawnkit_template_create_fd(fd, SPAWN_TEMPLATE_CREATE_CLOEXEC, &tfd), 0);
@@ -111,6 +115,7 @@ int main(void)
 	CHECK_EQ(chown(prog, 0, 0), 0);
 	CHECK_EQ(chmod(prog, 0755), 0);
 	CHECK_EQ(spawnkit_template_create(prog, SPAWN_TEMPLATE_CREATE_CLOEXEC, &t), 0);
+	usleep(50 * 1000);	/* a clock tick after the chown above */
 	{
 		struct timespec ts[2] = { { 1, 0 }, { 0, UTIME_OMIT } };
 
