@@ -60,10 +60,7 @@ static inline unsigned int sk_batch_next(const struct batch_entry *e, int64_t re
 	return i + 1 + j;
 }
 
-/* 0 if [p, p+len) is readable / writable now, else -EFAULT.  The write
- * probe clobbers the bytes it checks. */
-int sk_probe_read(uintptr_t p, size_t len);
-int sk_probe_write(uintptr_t p, size_t len);
+#include "common/probe.h"	/* sk_probe_read, sk_probe_write */
 
 /* Backends: the same contract as spawnkit_batch_run(). */
 long sk_batch_emulator(const struct batch_entry *entries, int64_t *results,

@@ -2,6 +2,7 @@
 #include <string.h>
 #include <sys/uio.h>
 
+#include "common/probe.h"
 #include "common/sys.h"
 #include "common/ucopy.h"
 
@@ -33,6 +34,8 @@ int sk_copy_in(void *dst, uint64_t src, size_t n)
 		return -EFAULT;
 	ret = vm_copy(0, dst, src, n);
 	if (vm_copy_unavailable(ret)) {
+		if (sk_probe_range(src, n, 0))
+			return -EFAULT;
 		memcpy(dst, (const void *)(uintptr_t)src, n);
 		return 0;
 	}
@@ -49,6 +52,8 @@ int sk_copy_out(uint64_t dst, const void *src, size_t n)
 		return -EFAULT;
 	ret = vm_copy(1, (void *)src, dst, n);
 	if (vm_copy_unavailable(ret)) {
+		if (sk_probe_range(dst, n, 1))
+			return -EFAULT;
 		memcpy((void *)(uintptr_t)dst, src, n);
 		return 0;
 	}

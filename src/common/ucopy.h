@@ -4,9 +4,10 @@
  *
  * The kernel calls answer a bad pointer with EFAULT; the user-space backend
  * must too, not crash.  process_vm_readv/writev on our own pid does the copy
- * inside the kernel, which fails cleanly on an unmapped address.  Where a
- * seccomp policy forbids it (ENOSYS/EPERM) we fall back to plain memory
- * access, as any C library would.
+ * inside the kernel, which fails cleanly on an unmapped address.  Where it
+ * is missing or forbidden (ENOSYS: no CONFIG_CROSS_MEMORY_ATTACH; EPERM: a
+ * seccomp filter), each page is probed with a system call that reads or
+ * writes it (common/probe.c) before a plain memcpy.
  */
 #ifndef SPAWNKIT_UCOPY_H
 #define SPAWNKIT_UCOPY_H

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "batch/batch_int.h"
+#include "common/probe.h"
 #include "common/sys.h"
 
 #define PROBE_PAGE 4096UL	/* the smallest page size: never misses a page */
@@ -61,4 +61,42 @@ int sk_probe_read(uintptr_t p, size_t len)
 int sk_probe_write(uintptr_t p, size_t len)
 {
 	return probe_range(p, len, 1);
+}
+
+int sk_probe_range(uintptr_t p, size_t len, int write)
+{
+	uintptr_t end = p + len, page;
+
+	if (!len)
+		return 0;
+	if (end < p || p < PROBE_PAGE)
+		return -EFAULT;
+	/* Protection is per page: any 8 aligned bytes of each page the range
+	 * touches answer for it (an aligned 8-byte block never spans pages).
+	 * A write probe may clobber only bytes inside [p, end), which the
+	 * caller overwrites next, or, at a range's ends, bytes it restores. */
+	for (page = p & ~(PROBE_PAGE - 1); page < end; page += PROBE_PAGE) {
+		uintptr_t at = page > p ? page : p & ~7UL;
+		int ret;
+
+		if (write) {
+			uint64_t keep;
+
+			/* the aligned block may stick out of [p, end): it is
+			 * readable-and-writable or EFAULT, so keep its bytes */
+			if (probe_range(at, 8, 0))
+				return -EFAULT;
+			keep = *(volatile uint64_t *)at;
+			ret = probe_range(at, 8, 1);
+			if (!ret)
+				*(volatile uint64_t *)at = keep;
+		} else {
+			ret = probe_range(at, 8, 0);
+		}
+		if (ret)
+			return ret;
+		if (page + PROBE_PAGE < page)
+			break;
+	}
+	return 0;
 }
