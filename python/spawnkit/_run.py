@@ -121,6 +121,19 @@ def finish(args: Any, why: str, returncode: int, fds: Sequence[Optional[int]],
     return CompletedProcess(args, returncode, outs[0], outs[1], drops[0], drops[1])
 
 
+def start_for_run(args: Argv, *, stdin: Any, stdout: Any, stderr: Any,
+                  output_limit: Optional[int], **spawn_kw: Any
+                  ) -> Tuple[Process, List[Optional[int]], "dict[int, Capture]"]:
+    """The start shared by run() and aio.run(): spawn, a Process for the
+    child, our pipe ends' inodes (their holders belong to the tree a timeout
+    kills) and one Capture per output pipe."""
+    pid, pidfd, fds = _spawn_raw(args, stdin=stdin, stdout=stdout, stderr=stderr, **spawn_kw)
+    proc = Process(args, pid, pidfd, [None, None, None])
+    proc._pipe_inodes = [os.fstat(fd).st_ino for fd in fds[1:] if fd is not None]
+    captures = {fd: Capture(output_limit) for fd in fds[1:] if fd is not None}
+    return proc, fds, captures
+
+
 def _kill_and_drain(proc: Process, pump: Pump, grace: float) -> None:
     """Kill the tree, then read what is left for at most `grace` seconds.
     Pipe holders are searched in our session first; only if the pipes are
@@ -159,15 +172,11 @@ def run(args: Argv, *, input: Union[None, bytes, str] = None,
         input, stdin, stdout, stderr, capture_output, no_output_timeout,
         output_limit, text, encoding, errors, universal_newlines)
 
-    pid, pidfd, fds = _spawn_raw(args, executable=executable, stdin=stdin, stdout=stdout,
-                                 stderr=stderr, cwd=cwd, env=env, pass_fds=pass_fds,
-                                 inherit_fds=inherit_fds, signal_mask=signal_mask,
-                                 default_signals=default_signals,
-                                 restore_signals=restore_signals)
-    proc = Process(args, pid, pidfd, [None, None, None])
-    # Our ends of the output pipes: their holders are part of the tree to kill.
-    proc._pipe_inodes = [os.fstat(fd).st_ino for fd in fds[1:] if fd is not None]
-    captures = {fd: Capture(output_limit) for fd in fds[1:] if fd is not None}
+    proc, fds, captures = start_for_run(
+        args, stdin=stdin, stdout=stdout, stderr=stderr, output_limit=output_limit,
+        executable=executable, cwd=cwd, env=env, pass_fds=pass_fds,
+        inherit_fds=inherit_fds, signal_mask=signal_mask,
+        default_signals=default_signals, restore_signals=restore_signals)
     deadline = None if timeout is None else time.monotonic() + timeout
     pump = None
     try:

@@ -21,7 +21,8 @@ from ._io import CHUNK, Capture
 from ._process import Argv, FileSpec
 from ._process import Process as _SyncProcess
 from ._process import _spawn_raw
-from ._run import KILL_GRACE, CompletedProcess, finish, run_params, _decode, _encode_input
+from ._run import (KILL_GRACE, CompletedProcess, finish, run_params, start_for_run,
+                   _decode, _encode_input)
 from ._template import StrOrBytesPath, Template
 
 __all__ = ["run", "spawn", "Process"]
@@ -178,14 +179,11 @@ async def run(args: Argv, *, input: Union[None, bytes, str] = None,
     stdin, stdout, stderr, data, tp = run_params(
         input, stdin, stdout, stderr, capture_output, no_output_timeout,
         output_limit, text, encoding, errors, universal_newlines)
-    pid, pidfd, fds = _spawn_raw(args, executable=executable, stdin=stdin, stdout=stdout,
-                                 stderr=stderr, cwd=cwd, env=env, pass_fds=pass_fds,
-                                 inherit_fds=inherit_fds, signal_mask=signal_mask,
-                                 default_signals=default_signals,
-                                 restore_signals=restore_signals)
-    proc = _SyncProcess(args, pid, pidfd, [None, None, None])
-    proc._pipe_inodes = [os.fstat(fd).st_ino for fd in fds[1:] if fd is not None]
-    captures = {fd: Capture(output_limit) for fd in fds[1:] if fd is not None}
+    proc, fds, captures = start_for_run(
+        args, stdin=stdin, stdout=stdout, stderr=stderr, output_limit=output_limit,
+        executable=executable, cwd=cwd, env=env, pass_fds=pass_fds,
+        inherit_fds=inherit_fds, signal_mask=signal_mask,
+        default_signals=default_signals, restore_signals=restore_signals)
     deadline = None if timeout is None else loop.time() + timeout
     pump = None
     try:
