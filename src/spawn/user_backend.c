@@ -86,6 +86,16 @@ static int move_above_stdio(int fd)
 	return (int)nfd;
 }
 
+/* Open the file behind fd again, through /proc/self/fd/N: the same inode,
+ * no second path lookup.  A new fd or -errno. */
+static long reopen_via_proc(int fd, int flags)
+{
+	char proc[32];
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	return sk_syscall4(SYS_openat, AT_FDCWD, proc, flags, 0);
+}
+
 /*
  * The first two bytes, to tell a #! script.  An O_PATH fd cannot be read;
  * /proc/self/fd/N opens the same file readable if the caller may read it
@@ -93,14 +103,12 @@ static int move_above_stdio(int fd)
  */
 static long read_magic(int fd, char magic[2])
 {
-	char proc[32];
 	long ret, rfd;
 
 	ret = sk_syscall4(SYS_pread64, fd, magic, 2, 0);
 	if (ret != -EBADF)
 		return ret;
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-	rfd = sk_syscall4(SYS_openat, AT_FDCWD, proc, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0);
+	rfd = reopen_via_proc(fd, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (rfd < 0)
 		return rfd;
 	ret = sk_syscall4(SYS_pread64, rfd, magic, 2, 0);
@@ -117,7 +125,6 @@ static long read_magic(int fd, char magic[2])
 static long reopen_readable(int pfd)
 {
 	struct stat st;
-	char proc[32];
 	long ret, fd;
 
 	ret = sk_syscall2(SYS_fstat, pfd, &st);
@@ -125,8 +132,7 @@ static long reopen_readable(int pfd)
 		sk_syscall1(SYS_close, pfd);
 		return ret ? ret : -EACCES;
 	}
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
-	fd = sk_syscall4(SYS_openat, AT_FDCWD, proc, O_RDONLY | O_CLOEXEC | O_NOCTTY, 0);
+	fd = reopen_via_proc(pfd, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		return pfd;
 	sk_syscall1(SYS_close, pfd);
