@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * mdu - disk usage of trees, one getdents64 and one batch of statx per
- * directory buffer.
+ * directory buffer, on several threads.
  *
- *   mdu [-l] [-b | -B1] [-s] PATH...
+ *   mdu [-l] [-b | -B1] [-s] [-j THREADS] PATH...
  *
  * For each PATH prints its totals like `du -s`: with -b the apparent size in
  * bytes (as `du -sb`), with -B1 the allocated bytes (as `du -sB1`), with
@@ -13,22 +13,37 @@
  * size counts, and a directory that cannot be read or a file that vanished
  * gets a message on stderr, exit status 1, and the walk goes on.
  *
- * Depth is not limited by the open-file limit: at most FD_BUDGET directories
- * are held open; a deeper walk closes the shallowest and reopens it (by
- * openat from its nearest open ancestor, one name at a time, so paths may be
- * longer than PATH_MAX) when it needs it again.
+ * Threads (-j, default: the online CPUs, at most MAX_THREADS): a batch saves
+ * kernel crossings, but on a stock kernel the per-file statx work itself is
+ * most of the cost, and only more CPUs shorten that.  Each thread walks a
+ * subtree depth-first with the sequential algorithm below; when a thread
+ * waits for work, a busy one gives away the unvisited subdirectories of its
+ * shallowest directory that still has some (the biggest pieces it holds).
+ * A piece names its directory by the components below its PATH, opened one
+ * at a time from PATH's fd, which every thread shares.  The PATHs are walked
+ * one after the other, so each one's total excludes what earlier ones
+ * counted, as du's does; the (dev, ino) set is shared and striped by hash.
+ *
+ * Depth is not limited by the open-file limit: each thread holds at most its
+ * share of the fd budget of directories open; a deeper walk closes the
+ * shallowest and reopens it (by openat from its nearest open ancestor, one
+ * name at a time, so paths may be longer than PATH_MAX) when it needs it
+ * again.  Fewer threads are started when the limit cannot give each one
+ * MIN_FDS_PER_THREAD.
  *
  * The batch backend is spawnkit's automatic one (SPAWNKIT_BATCH_BACKEND
  * forces one).
  */
 #include <fcntl.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <spawnkit/batch.h>
 #include "common/sys.h"
@@ -36,6 +51,12 @@
 #define DENTS_BUF	(64 * 1024)
 #define STAT_MASK	(STATX_TYPE | STATX_MODE | STATX_NLINK | STATX_INO | STATX_SIZE | \
 			 STATX_BLOCKS)
+#define MAX_THREADS	64
+#define MAX_FD_BUDGET	256	/* directories one thread keeps open, at most */
+/* A thread holds its budget (>= 2: a directory and its parent), one more
+ * while it opens a child before trimming, and an io_uring ring fd. */
+#define MIN_FDS_PER_THREAD 4
+#define SET_STRIPES	64
 
 struct linux_dirent64 {
 	uint64_t d_ino;
@@ -45,25 +66,61 @@ struct linux_dirent64 {
 	char d_name[];
 };
 
-/* One directory on the walk's stack. */
+/* One directory on a walker's stack. */
 struct frame {
 	char *name;		/* relative to the parent frame (root: as given) */
 	int fd;			/* open fd, or -1 when closed to save fds */
+	int shared;		/* the PATH's fd, owned by main(): never closed here */
 	char *subs;		/* NUL-separated names of subdirectories to visit */
 	size_t subs_len, subs_cap, subs_pos;
+};
+
+/* A piece of work: the directory root/comps[0]/.../comps[n-1], already
+ * counted by whoever listed it; to be opened, scanned and walked. */
+struct unit {
+	struct unit *next;
+	size_t ncomps;
+	char comps[];		/* NUL-separated */
+};
+
+/* One thread's walk. */
+struct walker {
+	struct frame *stack;
+	size_t depth, cap;
+	size_t open_fds, fd_budget;
+	unsigned long long apparent, allocated;
+	char *dents;				/* DENTS_BUF */
+	struct batch_entry *ents;		/* BATCH_MAX_ENTRIES each */
+	int64_t *res;
+	struct statx *stx;
+	const char **names;
+};
+
+/* The (dev, ino) pairs seen; (0, 0) marks a free slot. */
+struct stripe {
+	pthread_mutex_t lock;
+	uint64_t *set;
+	size_t cap, used;
 };
 
 static struct {
 	int count_all;		/* -l */
 	int hash_all;		/* several PATHs: every inode once */
-	int status;
-	unsigned long long apparent, allocated;
-	struct frame *stack;
-	size_t depth, cap;
-	size_t open_fds, fd_budget;
-	uint64_t *set;		/* (dev, ino) pairs seen; 0,0 is free */
-	size_t set_cap, set_used;
+	int status;		/* atomic: 1 once anything went wrong */
+	unsigned int nthreads;
+	const char *root_name;	/* the PATH being walked */
+	int root_fd;
+	struct stripe stripes[SET_STRIPES];
 } g;
+
+/* The work queue of the PATH being walked. */
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct unit *head;	/* LIFO: keeps the walk near depth-first */
+	unsigned int busy;	/* threads walking a unit */
+	unsigned int waiting;	/* threads waiting for one; read unlocked as a hint */
+} q = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, 0, 0 };
 
 static void oom(void)
 {
@@ -79,51 +136,74 @@ static void *xrealloc(void *p, size_t n)
 	return p;
 }
 
+static void failed(void)
+{
+	__atomic_store_n(&g.status, 1, __ATOMIC_RELAXED);
+}
+
 /* ---- (dev, ino) set ------------------------------------------------- */
 
-static size_t set_slot(uint64_t dev, uint64_t ino, uint64_t *set, size_t cap)
+static size_t key_hash(uint64_t dev, uint64_t ino)
 {
-	size_t h = (size_t)((ino * 0x9e3779b97f4a7c15ULL) ^ (dev * 0xc2b2ae3d27d4eb4fULL));
+	return (size_t)((ino * 0x9e3779b97f4a7c15ULL) ^ (dev * 0xc2b2ae3d27d4eb4fULL));
+}
 
-	for (h &= cap - 1;; h = (h + 1) & (cap - 1))
+static size_t set_slot(uint64_t dev, uint64_t ino, const uint64_t *set, size_t cap)
+{
+	size_t h;
+
+	/* Stripes are chosen by the low bits: probe with the high ones. */
+	for (h = (key_hash(dev, ino) >> 6) & (cap - 1);; h = (h + 1) & (cap - 1))
 		if ((set[2 * h] == dev && set[2 * h + 1] == ino) ||
 		    (set[2 * h] == 0 && set[2 * h + 1] == 0))
 			return h;
 }
 
+static void stripe_grow(struct stripe *s)
+{
+	size_t ncap = s->cap ? 2 * s->cap : 256, h, i;
+	uint64_t *nset = calloc(2 * ncap, sizeof(*nset));
+
+	if (!nset)
+		oom();
+	for (i = 0; i < s->cap; i++)
+		if (s->set[2 * i] || s->set[2 * i + 1]) {
+			h = set_slot(s->set[2 * i], s->set[2 * i + 1], nset, ncap);
+			nset[2 * h] = s->set[2 * i];
+			nset[2 * h + 1] = s->set[2 * i + 1];
+		}
+	free(s->set);
+	s->set = nset;
+	s->cap = ncap;
+}
+
 /* 1 if newly added, 0 if seen before. */
 static int set_add(uint64_t dev, uint64_t ino)
 {
-	size_t h, i;
+	struct stripe *s;
+	size_t h;
+	int added = 0;
 
 	dev++;	/* keep (0, 0) free as the empty mark */
-	if (2 * (g.set_used + 1) > g.set_cap) {
-		size_t ncap = g.set_cap ? 2 * g.set_cap : 1024;
-		uint64_t *nset = calloc(2 * ncap, sizeof(*nset));
-
-		if (!nset)
-			oom();
-		for (i = 0; i < g.set_cap; i++)
-			if (g.set[2 * i] || g.set[2 * i + 1]) {
-				h = set_slot(g.set[2 * i], g.set[2 * i + 1], nset, ncap);
-				nset[2 * h] = g.set[2 * i];
-				nset[2 * h + 1] = g.set[2 * i + 1];
-			}
-		free(g.set);
-		g.set = nset;
-		g.set_cap = ncap;
+	s = &g.stripes[key_hash(dev, ino) & (SET_STRIPES - 1)];
+	pthread_mutex_lock(&s->lock);
+	if (2 * (s->used + 1) > s->cap)
+		stripe_grow(s);
+	h = set_slot(dev, ino, s->set, s->cap);
+	if (!(s->set[2 * h] == dev && s->set[2 * h + 1] == ino)) {
+		s->set[2 * h] = dev;
+		s->set[2 * h + 1] = ino;
+		s->used++;
+		added = 1;
 	}
-	h = set_slot(dev, ino, g.set, g.set_cap);
-	if (g.set[2 * h] == dev && g.set[2 * h + 1] == ino)
-		return 0;
-	g.set[2 * h] = dev;
-	g.set[2 * h + 1] = ino;
-	g.set_used++;
-	return 1;
+	pthread_mutex_unlock(&s->lock);
+	return added;
 }
 
-/* Count one file; 0 if it was counted before (so not descended into). */
-static int account(const struct statx *st)
+/* Count one file into the two totals; 0 if it was counted before (so
+ * not descended into). */
+static int account(const struct statx *st, unsigned long long *apparent,
+		   unsigned long long *allocated)
 {
 	int isdir = S_ISDIR(st->stx_mode);
 
@@ -133,44 +213,44 @@ static int account(const struct statx *st)
 		if (!set_add(dev, st->stx_ino))
 			return 0;
 	}
-	g.apparent += st->stx_size;
-	g.allocated += st->stx_blocks * 512ULL;
+	*apparent += st->stx_size;
+	*allocated += st->stx_blocks * 512ULL;
 	return 1;
 }
 
 /* ---- messages -------------------------------------------------------- */
 
 /* Path of the top frame (+ "/" name), only ever built for a message. */
-static char *path_of(const char *name)
+static char *path_of(const struct walker *w, const char *name)
 {
 	size_t i, len = 1;
-	char *p, *w;
+	char *p, *o;
 
-	for (i = 0; i < g.depth; i++)
-		len += strlen(g.stack[i].name) + 1;
+	for (i = 0; i < w->depth; i++)
+		len += strlen(w->stack[i].name) + 1;
 	if (name)
 		len += strlen(name) + 1;
-	w = p = xrealloc(NULL, len);
-	for (i = 0; i < g.depth; i++) {
+	o = p = xrealloc(NULL, len);
+	for (i = 0; i < w->depth; i++) {
 		if (i)
-			*w++ = '/';
-		w = stpcpy(w, g.stack[i].name);
+			*o++ = '/';
+		o = stpcpy(o, w->stack[i].name);
 	}
 	if (name) {
-		*w++ = '/';
-		w = stpcpy(w, name);
+		*o++ = '/';
+		o = stpcpy(o, name);
 	}
-	*w = 0;
+	*o = 0;
 	return p;
 }
 
-static void complain(const char *what, const char *name, long err)
+static void complain(const struct walker *w, const char *what, const char *name, long err)
 {
-	char *p = path_of(name);
+	char *p = path_of(w, name);
 
 	fprintf(stderr, "mdu: %s '%s': %s\n", what, p, strerror((int)-err));
 	free(p);
-	g.status = 1;
+	failed();
 }
 
 /* ---- fds ------------------------------------------------------------ */
@@ -181,52 +261,48 @@ static long open_dir(int dirfd, const char *name)
 			   O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0);
 }
 
-static void close_frame_fd(struct frame *f)
+static void close_frame_fd(struct walker *w, struct frame *f)
 {
-	if (f->fd >= 0) {
+	if (f->fd >= 0 && !f->shared) {
 		sk_syscall1(SYS_close, f->fd);
 		f->fd = -1;
-		g.open_fds--;
+		w->open_fds--;
 	}
 }
 
-/* Keep at most fd_budget directories open: close the shallowest ones
- * (frames below keep, the top needs its fd). */
-static void trim_fds(void)
+/* Keep at most fd_budget directories open: close the shallowest ones below
+ * frame `keep` (which, and the frames above it, stay open). */
+static void trim_fds_below(struct walker *w, size_t keep)
 {
 	size_t i;
 
-	for (i = 0; g.open_fds > g.fd_budget && i + 1 < g.depth; i++)
-		close_frame_fd(&g.stack[i]);
+	for (i = 0; w->open_fds > w->fd_budget && i < keep; i++)
+		close_frame_fd(w, &w->stack[i]);
 }
 
-/* The fd of frame k, reopened from its nearest open ancestor if closed. */
-static long frame_fd(size_t k)
+/* The fd of frame k, reopened from its nearest open ancestor if closed
+ * (the root frame is always open).  Never holds more than fd_budget + 1. */
+static long frame_fd(struct walker *w, size_t k)
 {
 	size_t a;
 	long fd;
 
-	if (g.stack[k].fd >= 0)
-		return g.stack[k].fd;
-	for (a = k; a > 0 && g.stack[a - 1].fd < 0; a--)
+	if (w->stack[k].fd >= 0)
+		return w->stack[k].fd;
+	for (a = k; a > 0 && w->stack[a - 1].fd < 0; a--)
 		;
 	for (; a <= k; a++) {
-		fd = open_dir(a ? g.stack[a - 1].fd : AT_FDCWD, g.stack[a].name);
+		fd = open_dir(w->stack[a - 1].fd, w->stack[a].name);
 		if (fd < 0)
 			return fd;
-		g.stack[a].fd = (int)fd;
-		g.open_fds++;
+		w->stack[a].fd = (int)fd;
+		w->open_fds++;
+		trim_fds_below(w, a);
 	}
-	trim_fds();
-	return g.stack[k].fd;
+	return w->stack[k].fd;
 }
 
 /* ---- one directory -------------------------------------------------- */
-
-static struct batch_entry ents[BATCH_MAX_ENTRIES];
-static int64_t res[BATCH_MAX_ENTRIES];
-static struct statx stx[BATCH_MAX_ENTRIES];
-static const char *names[BATCH_MAX_ENTRIES];
 
 static void add_sub(struct frame *f, const char *name)
 {
@@ -240,14 +316,14 @@ static void add_sub(struct frame *f, const char *name)
 	f->subs_len += len;
 }
 
-static void flush(struct frame *f, unsigned int n)
+static void flush(struct walker *w, struct frame *f, unsigned int n)
 {
 	unsigned int i;
 	long ret;
 
 	if (!n)
 		return;
-	ret = spawnkit_batch(ents, res, n, 0);
+	ret = spawnkit_batch(w->ents, w->res, n, 0);
 	if (ret < 0) {
 		const char *be = getenv("SPAWNKIT_BATCH_BACKEND");
 
@@ -256,126 +332,297 @@ static void flush(struct frame *f, unsigned int n)
 		exit(1);
 	}
 	for (i = 0; i < n; i++) {
-		if (res[i] < 0) {
-			complain("cannot access", names[i], res[i]);
+		if (w->res[i] < 0) {
+			complain(w, "cannot access", w->names[i], w->res[i]);
 			continue;
 		}
-		if (account(&stx[i]) && S_ISDIR(stx[i].stx_mode))
-			add_sub(f, names[i]);
+		if (account(&w->stx[i], &w->apparent, &w->allocated) &&
+		    S_ISDIR(w->stx[i].stx_mode))
+			add_sub(f, w->names[i]);
 	}
 }
 
 /* Count every entry of the top frame (open) and list its subdirectories. */
-static void scan(void)
+static void scan(struct walker *w)
 {
-	static char buf[DENTS_BUF] __attribute__((aligned(8)));
-	struct frame *f = &g.stack[g.depth - 1];
+	struct frame *f = &w->stack[w->depth - 1];
 	unsigned int n = 0;
 	long len, off;
 
 	for (;;) {
-		len = sk_syscall3(SYS_getdents64, f->fd, buf, sizeof(buf));
+		len = sk_syscall3(SYS_getdents64, f->fd, w->dents, DENTS_BUF);
 		if (len <= 0)
 			break;
 		for (off = 0; off < len;) {
-			struct linux_dirent64 *d = (struct linux_dirent64 *)(buf + off);
+			struct linux_dirent64 *d = (struct linux_dirent64 *)(w->dents + off);
 			const char *nm = d->d_name;
 
 			off += d->d_reclen;
 			if (nm[0] == '.' && (!nm[1] || (nm[1] == '.' && !nm[2])))
 				continue;
-			names[n] = nm;
-			ents[n] = BATCH_CALL5(SYS_statx, f->fd, nm, AT_SYMLINK_NOFOLLOW,
-					      STAT_MASK, &stx[n]);
+			w->names[n] = nm;
+			w->ents[n] = BATCH_CALL5(SYS_statx, f->fd, nm, AT_SYMLINK_NOFOLLOW,
+						 STAT_MASK, &w->stx[n]);
 			if (++n == BATCH_MAX_ENTRIES) {
-				flush(f, n);
+				flush(w, f, n);
 				n = 0;
 			}
 		}
-		/* The names live in buf: stat them before the next read. */
-		flush(f, n);
+		/* The names live in the buffer: stat them before the next read. */
+		flush(w, f, n);
 		n = 0;
 	}
 	if (len < 0)
-		complain("cannot read directory", NULL, len);
+		complain(w, "cannot read directory", NULL, len);
 }
 
-static void push(const char *name, int fd)
+static void push(struct walker *w, const char *name, int fd, int shared)
 {
 	struct frame *f;
 
-	if (g.depth == g.cap) {
-		g.cap = g.cap ? 2 * g.cap : 64;
-		g.stack = xrealloc(g.stack, g.cap * sizeof(*g.stack));
+	if (w->depth == w->cap) {
+		w->cap = w->cap ? 2 * w->cap : 64;
+		w->stack = xrealloc(w->stack, w->cap * sizeof(*w->stack));
 	}
-	f = &g.stack[g.depth++];
+	f = &w->stack[w->depth++];
 	memset(f, 0, sizeof(*f));
 	f->name = strdup(name);
 	if (!f->name)
 		oom();
 	f->fd = fd;
-	if (fd >= 0)
-		g.open_fds++;
+	f->shared = shared;
+	if (fd >= 0 && !shared)
+		w->open_fds++;
 }
 
-static void pop(void)
+static void pop(struct walker *w)
 {
-	struct frame *f = &g.stack[--g.depth];
+	struct frame *f = &w->stack[--w->depth];
 
-	close_frame_fd(f);
+	close_frame_fd(w, f);
 	free(f->name);
 	free(f->subs);
 }
 
-static void walk(const char *root, int rootfd)
-{
-	push(root, rootfd);
-	scan();
-	while (g.depth) {
-		struct frame *f = &g.stack[g.depth - 1];
-		const char *name;
-		long pfd, fd;
+/* ---- sharing work ---------------------------------------------------- */
 
+static void queue_push(struct unit *u)
+{
+	pthread_mutex_lock(&q.lock);
+	u->next = q.head;
+	q.head = u;
+	pthread_cond_signal(&q.cond);
+	pthread_mutex_unlock(&q.lock);
+}
+
+/* Give every unvisited subdirectory of the shallowest frame that has some
+ * to the queue, one unit each, if a thread is waiting for work. */
+static void share(struct walker *w)
+{
+	size_t i, k, len = 0;
+	struct frame *f = NULL;
+
+	if (!__atomic_load_n(&q.waiting, __ATOMIC_RELAXED))
+		return;
+	for (i = 0; i < w->depth; i++)
+		if (w->stack[i].subs_pos < w->stack[i].subs_len) {
+			f = &w->stack[i];
+			break;
+		}
+	if (!f)
+		return;
+	for (k = 1; k <= i; k++)
+		len += strlen(w->stack[k].name) + 1;
+	while (f->subs_pos < f->subs_len) {
+		const char *sub = f->subs + f->subs_pos;
+		size_t sublen = strlen(sub) + 1;
+		struct unit *u = malloc(sizeof(*u) + len + sublen);
+		char *o;
+
+		if (!u)
+			oom();
+		o = u->comps;
+		for (k = 1; k <= i; k++)
+			o = stpcpy(o, w->stack[k].name) + 1;
+		memcpy(o, sub, sublen);
+		u->ncomps = i + 1;
+		f->subs_pos += sublen;
+		queue_push(u);
+	}
+}
+
+/* ---- walking --------------------------------------------------------- */
+
+/* Open, scan and walk the unit's directory and everything below it. */
+static void walk_unit(struct walker *w, const struct unit *u)
+{
+	const char *c = u->comps;
+	size_t k;
+	long fd;
+
+	push(w, g.root_name, g.root_fd, 1);
+	for (k = 0; k < u->ncomps; k++, c += strlen(c) + 1)
+		push(w, c, -1, 0);
+	fd = frame_fd(w, w->depth - 1);
+	if (fd < 0) {
+		/* Name the first component that did not open. */
+		size_t top = w->depth, a = 1;
+
+		while (a < top && w->stack[a].fd >= 0)
+			a++;
+		w->depth = a;
+		complain(w, "cannot read directory", w->stack[a].name, fd);
+		w->depth = top;
+		while (w->depth)
+			pop(w);
+		return;
+	}
+	scan(w);
+	while (w->depth) {
+		struct frame *f = &w->stack[w->depth - 1];
+		const char *name;
+		long pfd;
+
+		if (g.nthreads > 1)
+			share(w);
 		if (f->subs_pos >= f->subs_len) {
-			pop();
+			pop(w);
 			continue;
 		}
 		name = f->subs + f->subs_pos;
 		f->subs_pos += strlen(name) + 1;
-		pfd = frame_fd(g.depth - 1);
+		pfd = frame_fd(w, w->depth - 1);
 		if (pfd < 0) {
-			complain("cannot read directory", NULL, pfd);
+			complain(w, "cannot read directory", NULL, pfd);
 			f->subs_pos = f->subs_len;	/* its subtree is lost */
 			continue;
 		}
 		fd = open_dir((int)pfd, name);
 		if (fd < 0) {
-			complain("cannot read directory", name, fd);
+			complain(w, "cannot read directory", name, fd);
 			continue;
 		}
-		push(name, (int)fd);
-		trim_fds();
-		scan();
+		push(w, name, (int)fd, 0);
+		trim_fds_below(w, w->depth - 1);
+		scan(w);
 		/* A leaf needs no fd any more; a parent reopens when needed. */
-		f = &g.stack[g.depth - 1];
-		if (f->subs_len == 0 || g.open_fds > g.fd_budget)
-			close_frame_fd(f);
+		f = &w->stack[w->depth - 1];
+		if (f->subs_len == 0 || w->open_fds > w->fd_budget)
+			close_frame_fd(w, f);
+	}
+}
+
+static void *worker(void *arg)
+{
+	struct walker *w = arg;
+
+	pthread_mutex_lock(&q.lock);
+	for (;;) {
+		struct unit *u;
+
+		while (!q.head && q.busy) {
+			__atomic_add_fetch(&q.waiting, 1, __ATOMIC_RELAXED);
+			pthread_cond_wait(&q.cond, &q.lock);
+			__atomic_sub_fetch(&q.waiting, 1, __ATOMIC_RELAXED);
+		}
+		if (!q.head)
+			break;		/* nothing queued, nobody to queue more */
+		u = q.head;
+		q.head = u->next;
+		q.busy++;
+		pthread_mutex_unlock(&q.lock);
+		walk_unit(w, u);
+		free(u);
+		pthread_mutex_lock(&q.lock);
+		q.busy--;
+	}
+	/* Wake the others: they see the same empty, idle queue and end. */
+	pthread_cond_broadcast(&q.cond);
+	pthread_mutex_unlock(&q.lock);
+	return NULL;
+}
+
+static void walker_init(struct walker *w, size_t fd_budget)
+{
+	memset(w, 0, sizeof(*w));
+	w->fd_budget = fd_budget;
+	w->dents = malloc(DENTS_BUF);
+	w->ents = malloc(BATCH_MAX_ENTRIES * sizeof(*w->ents));
+	w->res = malloc(BATCH_MAX_ENTRIES * sizeof(*w->res));
+	w->stx = malloc(BATCH_MAX_ENTRIES * sizeof(*w->stx));
+	w->names = malloc(BATCH_MAX_ENTRIES * sizeof(*w->names));
+	if (!w->dents || !w->ents || !w->res || !w->stx || !w->names)
+		oom();
+}
+
+/* Walk below the open directory root (already counted) on every walker;
+ * adds what they counted to the two totals. */
+static void walk(const char *name, int fd, struct walker *ws, unsigned int n,
+		 unsigned long long *apparent, unsigned long long *allocated)
+{
+	pthread_t tids[MAX_THREADS];
+	struct unit *u = calloc(1, sizeof(*u) + 1);
+	unsigned int i;
+	int err;
+
+	if (!u)
+		oom();
+	g.root_name = name;
+	g.root_fd = fd;
+	queue_push(u);
+	for (i = 1; i < n; i++) {
+		err = pthread_create(&tids[i], NULL, worker, &ws[i]);
+		if (err) {
+			fprintf(stderr, "mdu: cannot start a thread: %s\n", strerror(err));
+			exit(1);
+		}
+	}
+	worker(&ws[0]);
+	for (i = 1; i < n; i++)
+		pthread_join(tids[i], NULL);
+	for (i = 0; i < n; i++) {
+		*apparent += ws[i].apparent;
+		*allocated += ws[i].allocated;
+		ws[i].apparent = ws[i].allocated = 0;
 	}
 }
 
 static void usage(void)
 {
-	fputs("usage: mdu [-l] [-b | -B1] [-s] PATH...\n", stderr);
+	fputs("usage: mdu [-l] [-b | -B1] [-s] [-j THREADS] PATH...\n", stderr);
 	exit(2);
+}
+
+/* Threads and each one's fd budget under the open-file limit: stdio, the
+ * PATH's fd and a little for the C library stay free. */
+static void plan_threads(unsigned int want, size_t *fd_budget)
+{
+	struct rlimit rl;
+	size_t avail = 4 * MAX_FD_BUDGET * (size_t)MAX_THREADS;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur < avail)
+		avail = rl.rlim_cur > 8 ? rl.rlim_cur - 8 : 0;
+	if (want > avail / MIN_FDS_PER_THREAD)
+		want = (unsigned int)(avail / MIN_FDS_PER_THREAD);
+	g.nthreads = want ? want : 1;
+	*fd_budget = avail / g.nthreads > MIN_FDS_PER_THREAD ?
+		     avail / g.nthreads - (MIN_FDS_PER_THREAD - 2) : 2;
+	if (*fd_budget > MAX_FD_BUDGET)
+		*fd_budget = MAX_FD_BUDGET;
 }
 
 int main(int argc, char **argv)
 {
 	int opt, mode = 0;	/* 0 both, 'b' apparent, 'B' allocated */
-	struct rlimit rl;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned int want = ncpu > 0 ? (ncpu > MAX_THREADS ? MAX_THREADS : (unsigned int)ncpu) : 1;
+	struct walker *ws;
+	size_t fd_budget;
+	char *end;
 	int i;
 
-	while ((opt = getopt(argc, argv, "slbB:")) != -1) {
+	while ((opt = getopt(argc, argv, "slbB:j:")) != -1) {
 		switch (opt) {
 		case 's':
 			break;
@@ -390,6 +637,17 @@ int main(int argc, char **argv)
 				usage();
 			mode = 'B';
 			break;
+		case 'j': {
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*end || !*optarg || optarg[0] == '-' || v < 1 || v > MAX_THREADS) {
+				fprintf(stderr, "mdu: -j: a number of threads from 1 to %d\n",
+					MAX_THREADS);
+				exit(2);
+			}
+			want = (unsigned int)v;
+			break;
+		}
 		default:
 			usage();
 		}
@@ -397,25 +655,31 @@ int main(int argc, char **argv)
 	if (optind == argc)
 		usage();
 	g.hash_all = argc - optind > 1;
-	g.fd_budget = 256;
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur / 4 < g.fd_budget)
-		g.fd_budget = rl.rlim_cur > 16 ? rl.rlim_cur / 4 : 2;
+	for (i = 0; i < SET_STRIPES; i++)
+		pthread_mutex_init(&g.stripes[i].lock, NULL);
+	plan_threads(want, &fd_budget);
+	ws = malloc(g.nthreads * sizeof(*ws));
+	if (!ws)
+		oom();
+	for (i = 0; i < (int)g.nthreads; i++)
+		walker_init(&ws[i], fd_budget);
+
 	for (i = optind; i < argc; i++) {
+		unsigned long long apparent = 0, allocated = 0;
 		struct statx st;
 		long ret;
 
-		g.apparent = g.allocated = 0;
 		ret = sk_syscall5(SYS_statx, AT_FDCWD, argv[i], AT_SYMLINK_NOFOLLOW,
 				  STAT_MASK, &st);
 		if (ret < 0) {
 			fprintf(stderr, "mdu: cannot access '%s': %s\n", argv[i],
 				strerror((int)-ret));
-			g.status = 1;
+			failed();
 			continue;
 		}
 		/* An argument already counted under an earlier one is not
 		 * printed at all (as du). */
-		if (!account(&st))
+		if (!account(&st, &apparent, &allocated))
 			continue;
 		if (S_ISDIR(st.stx_mode)) {
 			long fd = open_dir(AT_FDCWD, argv[i]);
@@ -423,17 +687,18 @@ int main(int argc, char **argv)
 			if (fd < 0) {
 				fprintf(stderr, "mdu: cannot read directory '%s': %s\n",
 					argv[i], strerror((int)-fd));
-				g.status = 1;
+				failed();
 			} else {
-				walk(argv[i], (int)fd);
+				walk(argv[i], (int)fd, ws, g.nthreads, &apparent, &allocated);
+				sk_syscall1(SYS_close, fd);
 			}
 		}
 		if (mode == 'b')
-			printf("%llu\t%s\n", g.apparent, argv[i]);
+			printf("%llu\t%s\n", apparent, argv[i]);
 		else if (mode == 'B')
-			printf("%llu\t%s\n", g.allocated, argv[i]);
+			printf("%llu\t%s\n", allocated, argv[i]);
 		else
-			printf("%llu\t%llu\t%s\n", g.apparent, g.allocated, argv[i]);
+			printf("%llu\t%llu\t%s\n", apparent, allocated, argv[i]);
 	}
-	return g.status;
+	return __atomic_load_n(&g.status, __ATOMIC_RELAXED);
 }

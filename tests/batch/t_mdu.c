@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * mdu against GNU du on generated trees: wide (several getdents buffers and
- * batches), deep (longer than PATH_MAX, walked under an open-file limit of
- * 24), hard links (once, or every time with -l), sparse files, symlinks
+ * mdu against GNU du on generated trees, with 1, 2 and 8 threads: wide
+ * (several getdents buffers and batches), deep (longer than PATH_MAX, walked
+ * under an open-file limit of 24), a comb (reopening far up under that
+ * limit), bushy (work shared between threads, hard links across them), hard
+ * links (once, or every time with -l), sparse files, symlinks
  * (not followed, dangling ones too), several arguments, and an unreadable
  * directory (as an unprivileged user: root reads everything): the same
  * totals, the same exit status, a message for the same directory.
@@ -69,26 +71,33 @@ static void run(char *const argv[], int uid, int nofile, struct outcome *o)
 	o->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-/* du -s<opt> paths vs mdu -<opt> paths: same stdout and status. */
+/* du -s<opt> paths vs mdu -<opt> paths: same stdout and status, with one
+ * thread, two, and more than this machine may have (the walk shares work
+ * between them; under a low fd limit mdu starts fewer). */
 static void compare(const char *du_opt, const char *mdu_opt, char *p1, char *p2,
 		    int uid, int nofile, int line)
 {
+	static char *const jobs[] = { "-j1", "-j2", "-j8" };
 	char *du_argv[] = { "/usr/bin/du", (char *)du_opt, p1, p2, NULL };
-	char *mdu_argv[] = { mdu, (char *)mdu_opt, p1, p2, NULL };
 	struct outcome d, m;
 
 	run(du_argv, uid, 0, &d);
-	run(mdu_argv, uid, nofile, &m);
-	if (strcmp(d.out, m.out) || d.status != m.status)
-		fprintf(stderr, "  line %d: du %s: [%s] %d, mdu %s: [%s] %d (%s)\n", line,
-			du_opt, d.out, d.status, mdu_opt, m.out, m.status, m.err);
 	CHECK(d.out[0] != 0);
-	CHECK(strcmp(d.out, m.out) == 0);
-	CHECK_EQ(m.status, d.status);
-	/* Both complain about the same things, or neither does. */
-	CHECK_EQ(!!m.err[0], !!d.err[0]);
-	if (strstr(d.err, "cannot read directory"))
-		CHECK(strstr(m.err, "cannot read directory") != NULL);
+	for (size_t j = 0; j < sizeof(jobs) / sizeof(jobs[0]); j++) {
+		char *mdu_argv[] = { mdu, (char *)mdu_opt, jobs[j], p1, p2, NULL };
+
+		run(mdu_argv, uid, nofile, &m);
+		if (strcmp(d.out, m.out) || d.status != m.status)
+			fprintf(stderr, "  line %d: du %s: [%s] %d, mdu %s %s: [%s] %d (%s)\n",
+				line, du_opt, d.out, d.status, mdu_opt, jobs[j], m.out,
+				m.status, m.err);
+		CHECK(strcmp(d.out, m.out) == 0);
+		CHECK_EQ(m.status, d.status);
+		/* Both complain about the same things, or neither does. */
+		CHECK_EQ(!!m.err[0], !!d.err[0]);
+		if (strstr(d.err, "cannot read directory"))
+			CHECK(strstr(m.err, "cannot read directory") != NULL);
+	}
 }
 
 static void put(const char *rel, size_t size)
@@ -127,6 +136,37 @@ static char *at(const char *rel)
 	return p;
 }
 
+/* A full tree below rel: `fanout` subdirectories per level down to
+ * `depth`, each directory with one small file of a size from its path. */
+static void bushy(const char *rel, int fanout, int depth)
+{
+	char sub[PATH_MAX];
+
+	dir(rel);
+	snprintf(sub, sizeof(sub), "%s/f", rel);
+	put(sub, strlen(rel) * 13 % 3000);
+	for (int i = 0; depth > 0 && i < fanout; i++) {
+		snprintf(sub, sizeof(sub), "%s/%d", rel, i);
+		bushy(sub, fanout, depth - 1);
+	}
+}
+
+/* -j takes a number of threads from 1 to 64, nothing else. */
+static void bad_jobs(void)
+{
+	static char *const bad[] = { "-j0", "-j65", "-jx", "-j-1", "-j", "-j2x" };
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *argv[] = { mdu, bad[i], top, NULL };
+		struct outcome m;
+
+		run(argv, -1, 0, &m);
+		CHECK_EQ(m.status, 2);
+		CHECK_EQ(m.out[0], 0);
+		CHECK(strstr(m.err, "mdu: ") == m.err);
+	}
+}
+
 /*
  * Files and directories vanishing mid-walk: a child keeps creating and
  * removing them while mdu runs.  Which ones vanish is timing, so the checks
@@ -136,7 +176,7 @@ static char *at(const char *rel)
  */
 static void churn(void)
 {
-	char *mdu_argv[] = { mdu, "-b", at("churn"), NULL };
+	char *mdu_argv[] = { mdu, "-b", "-j1", at("churn"), NULL };
 	struct outcome m;
 	int saw_error = 0;
 	pid_t pid;
@@ -171,10 +211,12 @@ static void churn(void)
 	for (int r = 0; r < 30; r++) {
 		char *line, *save = NULL;
 
+		mdu_argv[2] = r & 1 ? "-j2" : "-j1";
+
 		run(mdu_argv, -1, 0, &m);
 		CHECK(m.status == 0 || m.status == 1);
 		CHECK_EQ(m.status == 1, m.err[0] != 0);
-		CHECK(strtoull(m.out, NULL, 10) > 0 && strstr(m.out, mdu_argv[2]) != NULL);
+		CHECK(strtoull(m.out, NULL, 10) > 0 && strstr(m.out, mdu_argv[3]) != NULL);
 		for (line = strtok_r(m.err, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 			int ok = (strstr(line, "mdu: cannot access '") == line &&
 				  strstr(line, "': No such file or directory")) ||
@@ -278,6 +320,37 @@ int main(int argc, char **argv)
 		compare("-sb", "-b", at("perm"), NULL, -1, 0, __LINE__);
 	}
 
+	/* Bushy: 6^4 directories walked by several threads, with hard links
+	 * between subtrees that different threads walk. */
+	bushy("bushy", 6, 4);
+	CHECK_EQ(link(at("bushy/0/0/0/0/f"), at("bushy/5/5/5/5/l1")), 0);
+	CHECK_EQ(link(at("bushy/0/0/0/0/f"), at("bushy/3/1/l2")), 0);
+	CHECK_EQ(link(at("bushy/2/f"), at("bushy/4/4/4/l3")), 0);
+	compare("-sb", "-b", at("bushy"), NULL, -1, 0, __LINE__);
+	compare("-sB1", "-B1", at("bushy"), NULL, -1, 0, __LINE__);
+	compare("-slb", "-lb", at("bushy"), NULL, -1, 0, __LINE__);
+	compare("-sb", "-b", at("bushy/5"), at("bushy"), -1, 0, __LINE__);
+	/* A comb under 24 open files: a chain of 300 directories, each also
+	 * holding leaf directories (one made before the chain's next link, one
+	 * after, so some are listed after it whatever the fs's order).  Walking
+	 * back up reopens directories closed hundreds of levels above, which
+	 * must not hold more fds than the budget on the way. */
+	dir("comb");
+	fd = open(at("comb"), O_RDONLY | O_DIRECTORY);
+	for (i = 0; i < 300 && fd >= 0; i++) {
+		int nfd;
+
+		CHECK_EQ(mkdirat(fd, "a", 0755), 0);
+		CHECK_EQ(mkdirat(fd, "b", 0755), 0);
+		CHECK_EQ(mkdirat(fd, "z", 0755), 0);
+		nfd = openat(fd, "b", O_RDONLY | O_DIRECTORY);
+		close(fd);
+		fd = nfd;
+	}
+	close(fd);
+	compare("-sb", "-b", at("comb"), NULL, -1, 24, __LINE__);
+
+	bad_jobs();
 	churn();
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
