@@ -24,6 +24,11 @@ INCLUDE_DIR = os.path.join(ROOT, "include")
 LIB_DIR = os.path.abspath(os.environ.get("SPAWNKIT_LIB_DIR") or os.path.join(ROOT, "build"))
 STATIC_LIB = os.path.join(LIB_DIR, "libspawnkit.a")
 BATCH_H = os.path.join(INCLUDE_DIR, "spawnkit", "batch.h")
+# run()'s GIL-free pipe pump and reap (python/src/run_io.c), compiled into the
+# same extension.  Relative to this directory, where setup.py runs.
+RUN_IO_DIR = "src"
+RUN_IO_SOURCES = [os.path.join(RUN_IO_DIR, "run_io.c")]
+RUN_IO_HEADER = os.path.join(RUN_IO_DIR, "run_io.h")
 
 
 def _has_pathsearch() -> bool:
@@ -136,6 +141,24 @@ void spawnkit_action_close_range(struct spawn_template_action *a, int first,
 char **environ;
 """
 
+# python/src/run_io.h, as cffi needs it (constants checked by the compiler).
+RUN_IO_CDEF = r"""
+#define SK_RUNIO_EOF ...
+#define SK_RUNIO_DEADLINE ...
+#define SK_RUNIO_IDLE ...
+#define SK_RUNIO_INTR ...
+#define SK_RUNIO_CHUNK ...
+struct sk_runio;
+struct sk_runio_output { const char *data; size_t len; uint64_t dropped; };
+int sk_runio_new(int stdin_fd, const char *input, size_t input_len, int out_fd,
+                 int err_fd, int64_t limit, struct sk_runio **iop);
+int sk_runio_pump(struct sk_runio *io, int64_t deadline_ns, int64_t idle_ns);
+int sk_runio_wait(int pidfd, int64_t deadline_ns, int *status_out);
+uint64_t sk_runio_pipe_ino(const struct sk_runio *io, int which);
+int sk_runio_outputs(struct sk_runio *io, struct sk_runio_output out[2]);
+void sk_runio_free(struct sk_runio *io);
+"""
+
 PATHSEARCH_CDEF = r"""
 int spawnkit_pathsearch(const char *name, const char *path_env, char *out,
                         size_t outlen);
@@ -145,10 +168,11 @@ SOURCE = r"""
 #define _GNU_SOURCE 1
 #include <unistd.h>
 #include <spawnkit/spawnkit.h>
+#include "run_io.h"
 """
 
 ffibuilder = FFI()
-_cdef, _source = CDEF, SOURCE
+_cdef, _source = CDEF + RUN_IO_CDEF, SOURCE
 if _has_pathsearch():
     _cdef += PATHSEARCH_CDEF
     _source += "#include <spawnkit/batch.h>\n"
@@ -158,7 +182,9 @@ _uring_objects, _uring_libs = _uring_link_args()
 ffibuilder.set_source(
     "spawnkit._spawnkit",
     _source,
-    include_dirs=[INCLUDE_DIR],
+    sources=RUN_IO_SOURCES,
+    depends=[RUN_IO_HEADER],
+    include_dirs=[INCLUDE_DIR, RUN_IO_DIR],
     # The archive goes on the link line as an object list, so only the
     # members the binding uses are linked, and statically.
     extra_objects=[STATIC_LIB] + _uring_objects,

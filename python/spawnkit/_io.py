@@ -1,18 +1,120 @@
-"""Output capture with a head+tail limit, and the blocking I/O pump of run().
+"""Output capture and the blocking I/O pumps.
 
-Both are independent of how the child was started; spawnkit.aio drives the
-same Capture objects from the event loop instead of Pump.
+RunIO is run()'s: pump, reap and capture in C (python/src/run_io.c), each a
+single call made without the GIL, so a call costs a few Python->C
+transitions instead of a Python poll/read loop whose every syscall releases
+and retakes the GIL (costly with many threads running calls at once).
+
+Capture and Pump are the Python ones, used by Process.communicate() (Pump)
+and spawnkit.aio (Capture, from the event loop).  Capture and the C capture
+keep the same bytes; the tests compare run() with aio.run() on the limits.
 """
 from __future__ import annotations
 
+import errno
 import os
 import select
 import time
 from typing import Callable, Dict, List, Optional, Tuple
 
-__all__ = ["Capture", "Pump", "CHUNK"]
+from ._ffi import ffi, lib
+
+__all__ = ["Capture", "Pump", "RunIO", "wait_pidfd", "deadline_ns", "CHUNK",
+           "EOF", "DEADLINE", "IDLE"]
 
 CHUNK = 65536            # one read; also the largest write of input per wakeup
+assert CHUNK == lib.SK_RUNIO_CHUNK
+
+EOF = lib.SK_RUNIO_EOF                 # RunIO.pump(): all pipes done; wait: reaped
+DEADLINE = lib.SK_RUNIO_DEADLINE       # the deadline passed
+IDLE = lib.SK_RUNIO_IDLE               # no output for idle_ns
+_INTR = lib.SK_RUNIO_INTR              # a signal: run its handler, call again
+NONE = -1                              # no deadline / no idle timeout
+_FOREVER = 1e9                         # seconds treated as no timeout at all
+
+
+def deadline_ns(seconds: Optional[float], now_ns: int = 0) -> int:
+    """now_ns + seconds in ns for the C calls (NONE for None or forever);
+    never negative, which would mean NONE."""
+    if seconds is None or seconds > _FOREVER:
+        return NONE
+    return now_ns + max(0, int(seconds * 1e9))
+
+
+def _error(rc: int) -> Exception:
+    """The exception for a -errno from run_io.c."""
+    if rc == -errno.ENOMEM:
+        return MemoryError("spawnkit: out of memory capturing output")
+    return OSError(-rc, os.strerror(-rc))
+
+
+class RunIO:
+    """One run() call's pipes, driven in C.  Owns the fds given to it once
+    constructed: it closes stdin when the input is written (or at once for
+    no input), an output pipe at EOF, and what is left in close()."""
+
+    __slots__ = ("_p",)
+
+    def __init__(self, stdin_fd: Optional[int], data: Optional[bytes],
+                 out_fd: Optional[int], err_fd: Optional[int],
+                 limit: Optional[int]) -> None:
+        pp = ffi.new("struct sk_runio **")
+        rc = lib.sk_runio_new(-1 if stdin_fd is None else stdin_fd,
+                              data if data else ffi.NULL, len(data) if data else 0,
+                              -1 if out_fd is None else out_fd,
+                              -1 if err_fd is None else err_fd,
+                              -1 if limit is None else limit, pp)
+        if rc < 0:
+            raise _error(rc)
+        self._p = pp[0]
+
+    def pump(self, deadline: int = NONE, idle: int = NONE) -> int:
+        """EOF, DEADLINE (absolute monotonic ns) or IDLE (ns without output);
+        callable again, e.g. to drain after a kill."""
+        while True:
+            rc = lib.sk_runio_pump(self._p, deadline, idle)
+            if rc != _INTR:      # the loop's back edge runs signal handlers
+                break
+        if rc < 0:
+            raise _error(rc)
+        return rc
+
+    def pipe_inodes(self) -> List[int]:
+        """Inodes of the output pipes (to find the processes holding them)."""
+        return [i for i in (lib.sk_runio_pipe_ino(self._p, 1),
+                            lib.sk_runio_pipe_ino(self._p, 2)) if i]
+
+    def outputs(self) -> List[Tuple[bytes, int]]:
+        """[(stdout kept bytes, dropped), (stderr ...)], after the last pump."""
+        out = ffi.new("struct sk_runio_output[2]")
+        rc = lib.sk_runio_outputs(self._p, out)
+        if rc < 0:
+            raise _error(rc)
+        return [(ffi.unpack(o.data, o.len) if o.len else b"", o.dropped) for o in out]
+
+    def close(self) -> None:
+        """Close every fd still open and free the C state; idempotent."""
+        p, self._p = self._p, ffi.NULL
+        lib.sk_runio_free(p)
+
+
+def wait_pidfd(pidfd: int, deadline: int = NONE) -> Optional[int]:
+    """Reap the child behind pidfd: its returncode as subprocess gives it,
+    or None if the deadline (absolute monotonic ns) passed first.  A child
+    reaped behind our back (SIGCHLD ignored, a stray waitpid(-1)) reports 0,
+    as subprocess does."""
+    status = ffi.new("int *")
+    while True:
+        rc = lib.sk_runio_wait(pidfd, deadline, status)
+        if rc != _INTR:
+            break
+    if rc == EOF:
+        return status[0]
+    if rc == DEADLINE:
+        return None
+    if rc == -errno.ECHILD:
+        return 0
+    raise _error(rc)
 
 
 class Capture:

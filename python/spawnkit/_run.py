@@ -19,9 +19,11 @@ import time
 from typing import Any, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ._errors import NoOutputTimeoutExpired
-from ._io import Capture, Pump
+from ._io import (DEADLINE, EOF, IDLE, _FOREVER, Capture, Pump, RunIO,
+                  deadline_ns, wait_pidfd)
 from ._process import DEVNULL, PIPE, Argv, Process, _spawn_raw
 from ._template import StrOrBytesPath
+from ._tree import kill_tree
 
 __all__ = ["CompletedProcess", "run", "KILL_GRACE"]
 
@@ -106,13 +108,23 @@ def run_params(input: Any, stdin: Any, stdout: Any, stderr: Any, capture_output:
 def finish(args: Any, why: str, returncode: int, fds: Sequence[Optional[int]],
            captures: Mapping[int, Capture], tp: Any, check: bool,
            timeout: Optional[float], no_output_timeout: Optional[float]) -> CompletedProcess:
-    """Build run()'s result or raise its TimeoutExpired/CalledProcessError."""
+    """Build aio.run()'s result (from its Captures) or raise its
+    TimeoutExpired/CalledProcessError."""
+    kept = [None if fd is None else captures[fd].value() for fd in fds[1:]]
+    return _result(args, why, returncode, kept, tp, check, timeout, no_output_timeout)
+
+
+def _result(args: Any, why: str, returncode: int,
+            kept: Sequence[Optional[Tuple[bytes, int]]], tp: Any, check: bool,
+            timeout: Optional[float], no_output_timeout: Optional[float]) -> CompletedProcess:
+    """run()'s and aio.run()'s result from (kept bytes, dropped) per output
+    stream (None: not captured), or their TimeoutExpired/CalledProcessError."""
     outs: list = [None, None]
     drops = [0, 0]
-    for i, fd in enumerate(fds[1:]):
-        if fd is not None:
-            kept, drops[i] = captures[fd].value()
-            outs[i] = _decode(kept, drops[i], tp)
+    for i, k in enumerate(kept):
+        if k is not None:
+            drops[i] = k[1]
+            outs[i] = _decode(k[0], k[1], tp)
     if why != "eof":
         raise _timeout_error(why, args, no_output_timeout if why == "idle" else timeout,  # type: ignore[arg-type]
                              outs[0], outs[1])
@@ -124,9 +136,9 @@ def finish(args: Any, why: str, returncode: int, fds: Sequence[Optional[int]],
 def start_for_run(args: Argv, *, stdin: Any, stdout: Any, stderr: Any,
                   output_limit: Optional[int], **spawn_kw: Any
                   ) -> Tuple[Process, List[Optional[int]], "dict[int, Capture]"]:
-    """The start shared by run() and aio.run(): spawn, a Process for the
-    child, our pipe ends' inodes (their holders belong to the tree a timeout
-    kills) and one Capture per output pipe."""
+    """aio.run()'s start: spawn, a Process for the child, our pipe ends'
+    inodes (their holders belong to the tree a timeout kills) and one
+    Capture per output pipe."""
     pid, pidfd, fds = _spawn_raw(args, stdin=stdin, stdout=stdout, stderr=stderr, **spawn_kw)
     proc = Process(args, pid, pidfd, [None, None, None])
     proc._pipe_inodes = [os.fstat(fd).st_ino for fd in fds[1:] if fd is not None]
@@ -134,16 +146,20 @@ def start_for_run(args: Argv, *, stdin: Any, stdout: Any, stderr: Any,
     return proc, fds, captures
 
 
-def _kill_and_drain(proc: Process, pump: Pump, grace: float) -> None:
+_WHY = {EOF: "eof", DEADLINE: "timeout", IDLE: "idle"}
+_DRAIN_FIRST_NS = 50_000_000     # drain before searching every session for holders
+
+
+def _kill_and_drain(pid: int, pidfd: int, io: RunIO, grace: float) -> None:
     """Kill the tree, then read what is left for at most `grace` seconds.
     Pipe holders are searched in our session first; only if the pipes are
     still open a moment later is every process on the system searched."""
-    end = time.monotonic() + grace
-    proc.kill_tree(signal.SIGKILL)
-    pump.run(min(end, time.monotonic() + 0.05))
-    if not pump.done():
-        proc.kill_tree(signal.SIGKILL, all_sessions=True)
-        pump.run(end)
+    end = time.monotonic_ns() + int(max(0.0, min(grace, _FOREVER)) * 1e9)
+    inodes = io.pipe_inodes()
+    kill_tree(pid, pidfd, signal.SIGKILL, inodes)
+    if io.pump(min(end, time.monotonic_ns() + _DRAIN_FIRST_NS)) != EOF:
+        kill_tree(pid, pidfd, signal.SIGKILL, inodes, all_sessions=True)
+        io.pump(end)
 
 
 def run(args: Argv, *, input: Union[None, bytes, str] = None,
@@ -172,37 +188,47 @@ def run(args: Argv, *, input: Union[None, bytes, str] = None,
         input, stdin, stdout, stderr, capture_output, no_output_timeout,
         output_limit, text, encoding, errors, universal_newlines)
 
-    proc, fds, captures = start_for_run(
-        args, stdin=stdin, stdout=stdout, stderr=stderr, output_limit=output_limit,
-        executable=executable, cwd=cwd, env=env, pass_fds=pass_fds,
-        inherit_fds=inherit_fds, signal_mask=signal_mask,
-        default_signals=default_signals, restore_signals=restore_signals)
-    deadline = None if timeout is None else time.monotonic() + timeout
-    pump = None
+    pid, pidfd, fds = _spawn_raw(
+        args, stdin=stdin, stdout=stdout, stderr=stderr, executable=executable,
+        cwd=cwd, env=env, pass_fds=pass_fds, inherit_fds=inherit_fds,
+        signal_mask=signal_mask, default_signals=default_signals,
+        restore_signals=restore_signals)
+    # The I/O, the wait and the reap are C calls without the GIL (RunIO,
+    # wait_pidfd).  Ownership: the pidfd is run()'s (closed in `finally`);
+    # the pipe ends are run()'s until RunIO takes them, then RunIO's.
+    io: Optional[RunIO] = None
+    returncode: Optional[int] = None
     try:
-        pump = Pump(fds[0], data, captures)
-        fds[0] = None                            # the pump closes stdin now
-        why = pump.run(deadline, no_output_timeout)
-        if why == "eof" and not proc._exited(None if deadline is None
-                                             else max(0.0, deadline - time.monotonic())):
-            why = "timeout"                      # pipes closed, child still running
-        if why != "eof":
-            _kill_and_drain(proc, pump, kill_grace)
-        returncode = proc.wait()
+        deadline = deadline_ns(timeout, time.monotonic_ns())
+        io = RunIO(fds[0], data, fds[1], fds[2], output_limit)
+        code = io.pump(deadline, deadline_ns(no_output_timeout))
+        if code == EOF:
+            returncode = wait_pidfd(pidfd, deadline)
+            if returncode is None:
+                code = DEADLINE                  # pipes closed, child still running
+        if code != EOF:
+            _kill_and_drain(pid, pidfd, io, kill_grace)
+            returncode = wait_pidfd(pidfd)
+        kept = io.outputs()
     except BaseException:
-        if proc.returncode is None:              # interrupted: leave nothing behind
-            proc.kill_tree(signal.SIGKILL)
-            proc.wait()
+        if returncode is None:                   # interrupted: leave nothing behind
+            inodes = (io.pipe_inodes() if io is not None
+                      else [os.fstat(fd).st_ino for fd in fds[1:] if fd is not None])
+            kill_tree(pid, pidfd, signal.SIGKILL, inodes)
+            wait_pidfd(pidfd)
         raise
     finally:
-        if pump is not None:
-            pump.close_stdin()
-        for fd in fds:
-            if fd is not None:
-                os.close(fd)
+        os.close(pidfd)
+        if io is not None:
+            io.close()
+        else:
+            for fd in fds:
+                if fd is not None:
+                    os.close(fd)
 
-    return finish(args, why, returncode, fds, captures, tp, check, timeout,
-                  no_output_timeout)
+    return _result(args, _WHY[code], returncode,
+                   [None if fds[i] is None else kept[i - 1] for i in (1, 2)],
+                   tp, check, timeout, no_output_timeout)
 
 
 def communicate(proc: Process, input: Any, timeout: Optional[float]) -> Tuple[Any, Any]:
