@@ -5,10 +5,14 @@
 
 1. per_entry (C): ns per entry vs batch length for a plain syscall loop and
    each batch backend available here (interleaved, repeated).
-2. mdu on each available backend, GNU `du -sb`, and diskus (multi-threaded,
-   from crates.io) on DIR, warm cache (one untimed run of each first),
-   methods interleaved in a rotating order, REPS repetitions; every run's
-   total is checked against du's (a wrong total fails the benchmark).
+2. mdu on each available backend, on one thread (-j1: what the batch alone
+   gives) and on one per online CPU (the default), GNU `du -sb`, and diskus
+   (multi-threaded, from crates.io) on DIR, warm cache (one untimed run of
+   each first), methods interleaved in a rotating order, REPS repetitions;
+   every run's total is checked against du's (a wrong total fails the
+   benchmark).  Ratios are du's time over the method's, as medians of the
+   per-repetition ratios (each repetition runs every method once, close in
+   time) and as min over min.
 
 Writes OUTDIR/per_entry.csv, OUTDIR/mdu.csv, OUTDIR/batch.md (the tables,
 also printed) and OUTDIR/batch.png.
@@ -38,12 +42,15 @@ def per_entry(build, out, reps):
 def mdu_methods(build, diskus):
     mdu = os.path.join(build, "bin", "mdu")
     methods = [("du -sb", ["du", "-sb"], {})]
+    ncpu = os.cpu_count() or 1
     for be in ("emulator", "uring", "kernel"):
         env = dict(os.environ, SPAWNKIT_BATCH_BACKEND=be)
         probe = subprocess.run([mdu, "-b", os.path.dirname(os.path.abspath(__file__))],
                                env=env, capture_output=True)
         if probe.returncode == 0:
-            methods.append(("mdu " + be, [mdu, "-b"], env))
+            methods.append(("mdu %s -j1" % be, [mdu, "-b", "-j1"], env))
+            if ncpu > 1:
+                methods.append(("mdu %s -j%d" % (be, ncpu), [mdu, "-b", "-j%d" % ncpu], env))
     if diskus:
         methods.append(("diskus", [diskus, "-b", "--directories", "included"], {}))
     return methods
@@ -104,7 +111,7 @@ def plot(pe, times, out):
               color="black", s=8, zorder=3, label="each run")
     b.set_ylabel("seconds")
     b.set_title("disk usage of the 200k-file tree (warm cache)")
-    b.tick_params(axis="x", rotation=20)
+    b.tick_params(axis="x", rotation=30)
     b.legend()
     fig.tight_layout()
     fig.savefig(os.path.join(out, "batch.png"), dpi=110)
@@ -121,6 +128,7 @@ def main():
     diskus = args.diskus if args.diskus and os.access(args.diskus, os.X_OK) else None
 
     lines = []
+    load_before = " ".join(open("/proc/loadavg").read().split()[0:3])
     pe = per_entry(args.build, args.out, args.reps)
     methods = [m for m in ("loop", "emulator", "uring", "kernel") if (m, 1) in pe]
     lines.append("## Per-entry cost, ns (min / median of %d), write(/dev/null, 8 B)\n" % args.reps)
@@ -137,23 +145,25 @@ def main():
             for i, t in enumerate(ts):
                 f.write("%s,%d,%.4f,%.4f\n" % (n, i, t, cpus[n][i]))
     nfiles = sum(len(fs) + len(ds) for _, ds, fs in os.walk(args.tree))
-    du_med = statistics.median(times["du -sb"])
     du_min = min(times["du -sb"])
     lines.append("")
     lines.append("## Disk usage of %s (%d entries, total %d bytes, equal for every method), "
-                 "warm cache, %d runs" % (args.tree, nfiles, total, args.reps))
+                 "warm cache, %d runs, %d online CPUs, load average before: %s"
+                 % (args.tree, nfiles, total, args.reps, os.cpu_count() or 1, load_before))
     lines.append("")
     cpu_min = min(cpus["du -sb"])
-    lines.append("| method | wall min s | wall median s | wall max s | du/this (median) "
-                 "| du/this (min) | CPU (user+sys) min s | CPU median s | du/this CPU (min) |")
-    lines.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    lines.append("| method | wall min s | wall median s | wall max s | du/this (median of "
+                 "per-rep ratios) | du/this ratio range | du/this (min/min) "
+                 "| CPU (user+sys) min s | CPU median s | du/this CPU (min) |")
+    lines.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for n, ts in times.items():
-        lines.append("| %s | %.3f | %.3f | %.3f | %.2fx | %.2fx | %.3f | %.3f | %.2fx |" % (
-            n, min(ts), statistics.median(ts), max(ts), du_med / statistics.median(ts),
-            du_min / min(ts), min(cpus[n]), statistics.median(cpus[n]),
-            cpu_min / min(cpus[n])))
+        ratios = [d / t for d, t in zip(times["du -sb"], ts)]
+        lines.append("| %s | %.3f | %.3f | %.3f | %.2fx | %.2f-%.2fx | %.2fx | %.3f | %.3f | %.2fx |" % (
+            n, min(ts), statistics.median(ts), max(ts), statistics.median(ratios),
+            min(ratios), max(ratios), du_min / min(ts), min(cpus[n]),
+            statistics.median(cpus[n]), cpu_min / min(cpus[n])))
     lines.append("")
-    lines.append("load average at the end: %s" % open("/proc/loadavg").read().split()[0:3])
+    lines.append("load average at the end: %s" % " ".join(open("/proc/loadavg").read().split()[0:3]))
     if not diskus:
         lines.append("\n(diskus not installed: `cargo install diskus`)")
     text = "\n".join(lines) + "\n"
