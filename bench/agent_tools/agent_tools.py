@@ -64,7 +64,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--backends", default="auto",
                    help="comma-separated from: " + ", ".join(backends.ALL) +
                         "; auto = subprocess, spawnkit-user, and spawnkit-kernel when the kernel has it")
-    p.add_argument("--reps", type=int, default=3, help="repetitions (default 3)")
+    p.add_argument("--reps", type=int, default=5, help="repetitions (default 5)")
     p.add_argument("--json", nargs="?", const="", default=None, metavar="PATH",
                    help="also write the results as JSON (default: beside the plot)")
     p.add_argument("--plot", default=str(DEFAULT_PLOT), help=f"PNG path (default {DEFAULT_PLOT})")
@@ -327,6 +327,9 @@ def main(argv: list[str]) -> int:
     print()
     print(report.table(rows, measured, unavailable))
     print()
+    for line in report.verdicts(rows, measured):
+        print(line)
+    print()
     print("mean latency of one call as the agent sees it, ms (median over all trials of a backend):")
     for b in runnable:
         lat: dict[str, list[float]] = {}
@@ -355,6 +358,7 @@ def main(argv: list[str]) -> int:
         json_path = Path(a.json) if a.json else plot_path.with_suffix(".json")
         json_path.parent.mkdir(parents=True, exist_ok=True)
         json_path.write_text(json.dumps({"meta": meta, "unavailable": unavailable, "summary": rows,
+                                         "verdicts": report.verdicts(rows, measured),
                                          "trials": trials}, indent=1) + "\n")
         print(f"json: {json_path}")
     return 3 if unavailable and a.backends == "auto" else 0

@@ -4,11 +4,15 @@ Statistics, per split and backend over the repetitions: calls/s median with
 min and max; wall seconds median.  The delta of a backend against
 `subprocess` is taken per repetition (both ran in the same repetition, next
 to each other) and summarised by its median and range, which is steadier
-than a ratio of medians on a shared, noisy machine.
+than a ratio of medians on a shared, noisy machine, and by how many of the
+pairs the backend won.  Over all splits together, a one-sided sign test
+says how likely that many wins would be if the backend were no faster than
+subprocess (each pair a coin toss): the verdict line.
 """
 
 from __future__ import annotations
 
+import math
 import statistics
 from typing import Any
 
@@ -39,7 +43,8 @@ def summarize(trials: list[dict[str, Any]], splits: list[str], backends: list[st
                       for t in trials if t["split"] == split and t["backend"] == b and t["rep"] in base]
             if paired:
                 row["delta_pct"][b] = {"median": statistics.median(paired), "min": min(paired),
-                                       "max": max(paired), "per_rep": paired}
+                                       "max": max(paired), "per_rep": paired,
+                                       "wins": sum(1 for d in paired if d > 0)}
         rows.append(row)
     return rows
 
@@ -65,9 +70,33 @@ def table(rows: list[dict[str, Any]], backends: list[str], unavailable: dict[str
         cells.append(" / ".join(times))
         for b in others:
             d = row["delta_pct"].get(b)
-            cells.append("n/a" if d is None else f"{d['median']:+.2f} % ({d['min']:+.1f}..{d['max']:+.1f})")
+            cells.append("n/a" if d is None else
+                         f"{d['median']:+.2f} % ({d['min']:+.1f}..{d['max']:+.1f}), "
+                         f"faster in {d['wins']}/{len(d['per_rep'])}")
         out.append("| " + " | ".join(cells) + " |")
     return "\n".join(out)
+
+
+def sign_test_p(wins: int, n: int) -> float:
+    """P(at least `wins` heads in n fair coin tosses): one-sided sign test."""
+    return sum(math.comb(n, k) for k in range(wins, n + 1)) / 2 ** n
+
+
+def verdicts(rows: list[dict[str, Any]], backends: list[str]) -> list[str]:
+    """One line per backend: its paired deltas over every split pooled."""
+    out = []
+    for b in backends:
+        if b == BASELINE:
+            continue
+        pooled = [d for r in rows if b in r["delta_pct"] for d in r["delta_pct"][b]["per_rep"]]
+        if not pooled:
+            continue
+        wins = sum(1 for d in pooled if d > 0)
+        out.append(f"{b} vs {BASELINE}, every split pooled: faster in {wins} of {len(pooled)} "
+                   f"paired trials (one-sided sign test p = {sign_test_p(wins, len(pooled)):.2g}); "
+                   f"median delta {statistics.median(pooled):+.2f} %, "
+                   f"mean {statistics.fmean(pooled):+.2f} %")
+    return out
 
 
 def plot(rows: list[dict[str, Any]], backends: list[str], path: str, title: str) -> None:
