@@ -30,7 +30,6 @@
 
 struct capture {
     int fd;              /* our read end; -1 when absent or at EOF (closed) */
-    uint64_t ino;        /* the pipe's inode, 0 when absent */
     uint64_t total;      /* every byte read */
     char *head;          /* the first head_max bytes (all of them: NO_LIMIT) */
     size_t head_len, head_cap, head_max;
@@ -153,15 +152,21 @@ static void close_fd(int *fd)
 
 static int read_output(struct sk_runio *io, struct capture *c)
 {
+    size_t want = SK_RUNIO_CHUNK;
     ssize_t n;
     char *buf;
     int rc;
 
     if (c->head_max == NO_LIMIT) {
-        /* no limit: read straight into the kept bytes */
-        if (c->head_len > NO_LIMIT - SK_RUNIO_CHUNK)
+        /* No limit: read straight into the kept bytes.  Reads start small
+         * and grow with the output, so a call printing a line (or nothing)
+         * costs no 64 KiB allocation, whose heap growth and trim are
+         * syscalls of their own. */
+        want = c->head_len < MIN_ALLOC ? MIN_ALLOC :
+               c->head_len > SK_RUNIO_CHUNK ? SK_RUNIO_CHUNK : c->head_len;
+        if (c->head_len > NO_LIMIT - want)
             return -ENOMEM;
-        rc = reserve(&c->head, &c->head_cap, c->head_len + SK_RUNIO_CHUNK, NO_LIMIT);
+        rc = reserve(&c->head, &c->head_cap, c->head_len + want, NO_LIMIT);
         if (rc)
             return rc;
         buf = c->head + c->head_len;
@@ -171,7 +176,7 @@ static int read_output(struct sk_runio *io, struct capture *c)
         buf = io->scratch;
     }
     do
-        n = read(c->fd, buf, SK_RUNIO_CHUNK);
+        n = read(c->fd, buf, want);
     while (n < 0 && errno == EINTR);
     if (n < 0)
         return errno == EAGAIN ? 0 : -errno;
@@ -217,7 +222,6 @@ int sk_runio_new(int stdin_fd, const char *input, size_t input_len, int out_fd,
 {
     int saved = errno, outs[2] = { out_fd, err_fd }, rc = 0, i, fl;
     struct sk_runio *io;
-    struct stat st;
 
     *iop = NULL;
     if (limit < -1 || (input_len && (stdin_fd < 0 || !input)) ||
@@ -232,13 +236,6 @@ int sk_runio_new(int stdin_fd, const char *input, size_t input_len, int out_fd,
         struct capture *c = &io->cap[i];
 
         c->fd = -1;
-        if (outs[i] < 0)
-            continue;
-        if (fstat(outs[i], &st) < 0) {
-            rc = -errno;
-            goto fail;
-        }
-        c->ino = (uint64_t)st.st_ino;
         if (limit < 0) {
             c->head_max = NO_LIMIT;
         } else {
@@ -327,9 +324,15 @@ static int pump(struct sk_runio *io, int64_t deadline_ns, int64_t idle_ns)
                 continue;
             rc--;
             if (owner[i]) {
-                /* POLLIN, POLLHUP (EOF) or an error: read() tells which */
-                int r = read_output(io, owner[i]);
+                /* POLLIN, POLLHUP (EOF) or an error: read() tells which.
+                 * POLLHUP: no writer is left, so reads cannot block: read
+                 * on to EOF now rather than poll once more for it. */
+                struct capture *c = owner[i];
+                int r;
 
+                do
+                    r = read_output(io, c);
+                while (r == 0 && c->fd >= 0 && (pfd[i].revents & POLLHUP));
                 if (r < 0)
                     return r;
             } else if (pfd[i].revents & POLLOUT) {
@@ -388,9 +391,17 @@ int sk_runio_wait(int pidfd, int64_t deadline_ns, int *status_out)
 
 uint64_t sk_runio_pipe_ino(const struct sk_runio *io, int which)
 {
-    if (which < 1 || which > 2)
-        return 0;
-    return io->cap[which - 1].ino;
+    int saved = errno;
+    struct stat st;
+    uint64_t ino = 0;
+
+    /* Asked only when a tree is killed, so not stored up front; a pipe at
+     * EOF has no writer left to find. */
+    if (which >= 1 && which <= 2 && io->cap[which - 1].fd >= 0 &&
+        fstat(io->cap[which - 1].fd, &st) == 0)
+        ino = (uint64_t)st.st_ino;
+    errno = saved;
+    return ino;
 }
 
 /* Append the tail (in order) to the head, so the kept bytes are one block. */

@@ -46,7 +46,8 @@ struct sk_runio_output {
  * ends of stdout/stderr, or -1.  limit: output_limit per stream (the first
  * (limit+1)/2 and the last limit/2 bytes are kept), or -1 for no limit.
  * Errors: -EINVAL (limit < -1, or input without a stdin fd), -ENOMEM, or
- * the error of fstat() on an output fd or fcntl() on stdin. */
+ * fcntl()'s on stdin (the output fds are not checked here: a bad one is
+ * the pump's EBADF). */
 int sk_runio_new(int stdin_fd, const char *input, size_t input_len, int out_fd,
                  int err_fd, int64_t limit, struct sk_runio **iop);
 
@@ -62,8 +63,8 @@ int sk_runio_pump(struct sk_runio *io, int64_t deadline_ns, int64_t idle_ns);
  * reaped it, -errno. */
 int sk_runio_wait(int pidfd, int64_t deadline_ns, int *status_out);
 
-/* The inode of output pipe `which` (1 stdout, 2 stderr), 0 if none: the
- * pipe holders a timeout kills are found by it. */
+/* The inode of output pipe `which` (1 stdout, 2 stderr), 0 if there is
+ * none or it is at EOF: the pipe holders a timeout kills are found by it. */
 uint64_t sk_runio_pipe_ino(const struct sk_runio *io, int which);
 
 /* Fill out[0] (stdout) and out[1] (stderr); a stream without a pipe has

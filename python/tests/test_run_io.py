@@ -213,13 +213,16 @@ def test_new_fails_without_taking_the_fds():
     assert not fd_is_open(bad)
     try:
         with pytest.raises(OSError) as ei:
-            RunIO(w, b"data", r, bad, None)          # fstat(bad) fails
+            RunIO(bad, b"data", r, None, None)       # fcntl(bad) fails
         assert ei.value.errno == errno.EBADF
-        assert fd_is_open(r) and fd_is_open(w)       # still the caller's
+        assert fd_is_open(r)                         # still the caller's
         with pytest.raises(OSError) as ei:
             RunIO(None, None, r, None, -2)
         assert ei.value.errno == errno.EINVAL
-        assert fd_is_open(r)
+        with pytest.raises(OSError) as ei:
+            RunIO(None, b"input without a pipe", r, None, None)
+        assert ei.value.errno == errno.EINVAL
+        assert fd_is_open(r) and fd_is_open(w)
     finally:
         os.close(r)
         os.close(w)
@@ -228,7 +231,7 @@ def test_new_fails_without_taking_the_fds():
 def test_c_calls_leave_errno_alone():
     pp = ffi.new("struct sk_runio **")
     ffi.errno = 4242
-    assert lib.sk_runio_new(-1, ffi.NULL, 0, 999, -1, -1, pp) == -errno.EBADF
+    assert lib.sk_runio_new(999, b"x", 1, -1, -1, -1, pp) == -errno.EBADF
     assert ffi.errno == 4242
     st = ffi.new("int *")
     assert lib.sk_runio_wait(999, 0, st) == -errno.EBADF
@@ -237,9 +240,13 @@ def test_c_calls_leave_errno_alone():
     assert ffi.errno == 4242
     r, w = pipe()
     assert lib.sk_runio_new(-1, ffi.NULL, 0, r, -1, 10, pp) == 0
+    assert lib.sk_runio_pipe_ino(pp[0], 1) == os.fstat(r).st_ino
+    assert ffi.errno == 4242
     os.write(w, b"a" * 100)
     os.close(w)
     assert lib.sk_runio_pump(pp[0], -1, -1) == EOF
+    assert ffi.errno == 4242
+    assert lib.sk_runio_pipe_ino(pp[0], 1) == 0              # at EOF: closed
     assert ffi.errno == 4242
     out = ffi.new("struct sk_runio_output[2]")
     assert lib.sk_runio_outputs(pp[0], out) == 0
@@ -248,6 +255,21 @@ def test_c_calls_leave_errno_alone():
     assert lib.sk_runio_pump(pp[0], -1, -1) == -errno.EINVAL
     lib.sk_runio_free(pp[0])
     assert ffi.errno == 4242
+
+
+def test_pipe_inodes_of_the_pipes_still_open():
+    r1, w1 = pipe()
+    r2, w2 = pipe()
+    want = [os.fstat(r1).st_ino, os.fstat(r2).st_ino]
+    io = RunIO(None, None, r1, r2, None)
+    try:
+        assert io.pipe_inodes() == want
+        os.close(w1)
+        assert io.pump(soon(0.05)) == DEADLINE       # stdout at EOF, stderr open
+        assert io.pipe_inodes() == want[1:]
+    finally:
+        io.close()
+        os.close(w2)
 
 
 def test_read_error_is_an_oserror():
