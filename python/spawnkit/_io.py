@@ -160,9 +160,9 @@ class Capture:
 
 
 class Pump:
-    """Writes `input` to the child's stdin and reads its output pipes until
-    EOF, a deadline, or a stretch without output.  Owns no fds: the caller
-    closes them (done() says which reached EOF)."""
+    """Process.communicate()'s: writes `input` to the child's stdin and
+    reads its output pipes until EOF or a deadline.  Owns no fds: the caller
+    closes them, and stdin through close_fn."""
 
     def __init__(self, stdin_fd: Optional[int], data: Optional[bytes],
                  captures: Dict[int, Capture],
@@ -173,7 +173,6 @@ class Pump:
         self.stdin_fd = stdin_fd
         self.data = memoryview(data) if data else None
         self.offset = 0
-        self.last_output = time.monotonic()
         self.poller = select.poll()
         for fd in captures:
             self.poller.register(fd, select.POLLIN)
@@ -214,28 +213,18 @@ class Pump:
             return
         if data:
             self.captures[fd].feed(data)
-            self.last_output = time.monotonic()
         else:
             self.poller.unregister(fd)
             self.open_reads.discard(fd)
 
-    def run(self, deadline: Optional[float] = None,
-            idle: Optional[float] = None) -> str:
-        """Pump until "eof" (all pipes done), "timeout" or "idle"."""
+    def run(self, deadline: Optional[float] = None) -> str:
+        """Pump until "eof" (all pipes done) or "timeout" (time.monotonic())."""
         while not self.done():
             wait_ms = -1
-            now = time.monotonic()
-            reason = None
             if deadline is not None:
-                left = deadline - now
-                reason = "timeout"
-            if idle is not None and self.open_reads:
-                idle_left = self.last_output + idle - now
-                if deadline is None or idle_left < left:
-                    left, reason = idle_left, "idle"
-            if reason is not None:
+                left = deadline - time.monotonic()
                 if left <= 0:
-                    return reason
+                    return "timeout"
                 wait_ms = max(1, int(left * 1000 + 0.999))
             for fd, ev in self.poller.poll(wait_ms):
                 if fd == self.stdin_fd:
