@@ -226,6 +226,7 @@ def run(args: Argv, *, input: Union[None, bytes, str] = None,
                 if fd is not None:
                     os.close(fd)
 
+    assert returncode is not None                # reaped on every path that gets here
     return _result(args, _WHY[code], returncode,
                    [None if fds[i] is None else kept[i - 1] for i in (1, 2)],
                    tp, check, timeout, no_output_timeout)
