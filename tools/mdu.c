@@ -57,6 +57,7 @@
  * while it opens a child before trimming, and an io_uring ring fd. */
 #define MIN_FDS_PER_THREAD 4
 #define SET_STRIPES	64
+#define MAX_ANCHORS	1024
 
 struct linux_dirent64 {
 	uint64_t d_ino;
@@ -75,10 +76,21 @@ struct frame {
 	size_t subs_len, subs_cap, subs_pos;
 };
 
+/* A duplicate of the fd of a directory whose subdirectories were given
+ * away, shared by those pieces: each opens its directory with one openat
+ * from it, however deep it is, and the last one closes it. */
+struct anchor {
+	int fd;
+	unsigned int refs;	/* atomic: pieces that have not opened theirs */
+};
+
 /* A piece of work: the directory root/comps[0]/.../comps[n-1], already
- * counted by whoever listed it; to be opened, scanned and walked. */
+ * counted by whoever listed it; to be opened (from the anchor, which is the
+ * fd of comps[n-2], or else one name at a time from root), scanned and
+ * walked.  The names also make its messages' paths. */
 struct unit {
 	struct unit *next;
+	struct anchor *anchor;	/* or NULL */
 	size_t ncomps;
 	char comps[];		/* NUL-separated */
 };
@@ -110,6 +122,7 @@ static struct {
 	unsigned int nthreads;
 	const char *root_name;	/* the PATH being walked */
 	int root_fd;
+	unsigned int anchors, anchors_max;	/* anchors open (atomic), at most */
 	struct stripe stripes[SET_STRIPES];
 } g;
 
@@ -406,21 +419,60 @@ static void pop(struct walker *w)
 
 /* ---- sharing work ---------------------------------------------------- */
 
-static void queue_push(struct unit *u)
+/* Queue the list `first`..`last` (linked by next). */
+static void queue_push(struct unit *first, struct unit *last)
 {
 	pthread_mutex_lock(&q.lock);
-	u->next = q.head;
-	q.head = u;
-	pthread_cond_signal(&q.cond);
+	last->next = q.head;
+	q.head = first;
+	pthread_cond_broadcast(&q.cond);
 	pthread_mutex_unlock(&q.lock);
 }
 
-/* Give every unvisited subdirectory of the shallowest frame that has some
- * to the queue, one unit each, if a thread is waiting for work. */
+/* An anchor for the open directory fd, or NULL when the fds set aside for
+ * anchors are taken (the pieces then open by names from the root). */
+static struct anchor *anchor_new(int fd)
+{
+	struct anchor *a;
+	long dup;
+
+	if (__atomic_add_fetch(&g.anchors, 1, __ATOMIC_RELAXED) > g.anchors_max)
+		goto none;
+	dup = sk_syscall3(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 3);
+	if (dup < 0)
+		goto none;
+	a = malloc(sizeof(*a));
+	if (!a)
+		oom();
+	a->fd = (int)dup;
+	a->refs = 0;
+	return a;
+none:
+	__atomic_sub_fetch(&g.anchors, 1, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+static void anchor_put(struct anchor *a)
+{
+	if (a && __atomic_sub_fetch(&a->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+		sk_syscall1(SYS_close, a->fd);
+		free(a);
+		__atomic_sub_fetch(&g.anchors, 1, __ATOMIC_RELAXED);
+	}
+}
+
+/* Give the unvisited subdirectories of the shallowest frame that has some
+ * to the queue, one unit each, if a thread is waiting for work.  From the
+ * top frame the next one stays ours: giving away our only work would only
+ * move it between threads (a chain of single subdirectories would bounce
+ * down its whole depth). */
 static void share(struct walker *w)
 {
-	size_t i, k, len = 0;
+	struct unit *first = NULL, *last = NULL;
+	size_t i, k, len = 0, pos, keep_end;
 	struct frame *f = NULL;
+	struct anchor *a;
+	unsigned int n = 0;
 
 	if (!__atomic_load_n(&q.waiting, __ATOMIC_RELAXED))
 		return;
@@ -431,10 +483,18 @@ static void share(struct walker *w)
 		}
 	if (!f)
 		return;
+	pos = f->subs_pos;
+	keep_end = pos;
+	if (i == w->depth - 1) {
+		keep_end = pos + strlen(f->subs + pos) + 1;
+		if (keep_end >= f->subs_len)
+			return;
+	}
 	for (k = 1; k <= i; k++)
 		len += strlen(w->stack[k].name) + 1;
-	while (f->subs_pos < f->subs_len) {
-		const char *sub = f->subs + f->subs_pos;
+	a = f->fd >= 0 ? anchor_new(f->fd) : NULL;
+	for (pos = keep_end; pos < f->subs_len; n++) {
+		const char *sub = f->subs + pos;
 		size_t sublen = strlen(sub) + 1;
 		struct unit *u = malloc(sizeof(*u) + len + sublen);
 		char *o;
@@ -446,9 +506,21 @@ static void share(struct walker *w)
 			o = stpcpy(o, w->stack[k].name) + 1;
 		memcpy(o, sub, sublen);
 		u->ncomps = i + 1;
-		f->subs_pos += sublen;
-		queue_push(u);
+		u->anchor = a;
+		u->next = NULL;
+		if (last)
+			last->next = u;
+		else
+			first = u;
+		last = u;
+		pos += sublen;
 	}
+	if (a)
+		a->refs = n;	/* before any piece can be taken */
+	f->subs_len = keep_end;
+	if (f->subs_pos > f->subs_len)
+		f->subs_pos = f->subs_len;
+	queue_push(first, last);
 }
 
 /* ---- walking --------------------------------------------------------- */
@@ -463,13 +535,28 @@ static void walk_unit(struct walker *w, const struct unit *u)
 	push(w, g.root_name, g.root_fd, 1);
 	for (k = 0; k < u->ncomps; k++, c += strlen(c) + 1)
 		push(w, c, -1, 0);
-	fd = frame_fd(w, w->depth - 1);
+	if (u->anchor) {
+		/* The frames between stay closed: reopened from the root if
+		 * ever needed, as the anchor is not ours to keep. */
+		struct frame *top = &w->stack[w->depth - 1];
+
+		fd = open_dir(u->anchor->fd, top->name);
+		anchor_put(u->anchor);
+		if (fd >= 0) {
+			top->fd = (int)fd;
+			w->open_fds++;
+		}
+	} else {
+		fd = frame_fd(w, w->depth - 1);
+	}
 	if (fd < 0) {
 		/* Name the first component that did not open. */
 		size_t top = w->depth, a = 1;
 
-		while (a < top && w->stack[a].fd >= 0)
+		while (!u->anchor && a < top && w->stack[a].fd >= 0)
 			a++;
+		if (u->anchor)
+			a = top - 1;
 		w->depth = a;
 		complain(w, "cannot read directory", w->stack[a].name, fd);
 		w->depth = top;
@@ -569,7 +656,7 @@ static void walk(const char *name, int fd, struct walker *ws, unsigned int n,
 		oom();
 	g.root_name = name;
 	g.root_fd = fd;
-	queue_push(u);
+	queue_push(u, u);
 	for (i = 1; i < n; i++) {
 		err = pthread_create(&tids[i], NULL, worker, &ws[i]);
 		if (err) {
@@ -593,8 +680,9 @@ static void usage(void)
 	exit(2);
 }
 
-/* Threads and each one's fd budget under the open-file limit: stdio, the
- * PATH's fd and a little for the C library stay free. */
+/* Threads, each one's fd budget and the anchors' under the open-file
+ * limit: stdio, the PATH's fd and a little for the C library stay free; a
+ * quarter of the rest (at most MAX_ANCHORS) is for anchors. */
 static void plan_threads(unsigned int want, size_t *fd_budget)
 {
 	struct rlimit rl;
@@ -603,6 +691,10 @@ static void plan_threads(unsigned int want, size_t *fd_budget)
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
 	    rl.rlim_cur < avail)
 		avail = rl.rlim_cur > 8 ? rl.rlim_cur - 8 : 0;
+	if (want > 1) {
+		g.anchors_max = (unsigned int)(avail / 4 < MAX_ANCHORS ? avail / 4 : MAX_ANCHORS);
+		avail -= g.anchors_max;
+	}
 	if (want > avail / MIN_FDS_PER_THREAD)
 		want = (unsigned int)(avail / MIN_FDS_PER_THREAD);
 	g.nthreads = want ? want : 1;
