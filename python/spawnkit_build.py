@@ -138,26 +138,29 @@ void spawnkit_action_close_range(struct spawn_template_action *a, int first,
                                  int last, unsigned int flags);
 
 /* The C environment: env=None passes it as is, as subprocess does. */
-char **environ;
+extern char **environ;
 """
 
-# python/src/run_io.h, as cffi needs it (constants checked by the compiler).
-RUN_IO_CDEF = r"""
-#define SK_RUNIO_EOF ...
-#define SK_RUNIO_DEADLINE ...
-#define SK_RUNIO_IDLE ...
-#define SK_RUNIO_INTR ...
-#define SK_RUNIO_CHUNK ...
-struct sk_runio;
-struct sk_runio_output { const char *data; size_t len; uint64_t dropped; };
-int sk_runio_new(int stdin_fd, const char *input, size_t input_len, int out_fd,
-                 int err_fd, int64_t limit, struct sk_runio **iop);
-int sk_runio_pump(struct sk_runio *io, int64_t deadline_ns, int64_t idle_ns);
-int sk_runio_wait(int pidfd, int64_t deadline_ns, int *status_out);
-uint64_t sk_runio_pipe_ino(const struct sk_runio *io, int which);
-int sk_runio_outputs(struct sk_runio *io, struct sk_runio_output out[2]);
-void sk_runio_free(struct sk_runio *io);
-"""
+def cdef_of_header(path: str) -> str:
+    """A header of plain declarations as cffi's cdef wants it: comments and
+    preprocessor lines dropped, each `#define NAME value` turned into
+    `#define NAME ...` (cffi then takes the value from the compiler), so the
+    declarations are written once, in the header."""
+    import re
+    with open(path) as f:
+        text = re.sub(r"/\*.*?\*/", "", f.read(), flags=re.S)
+    out = []
+    for line in text.splitlines():
+        m = re.match(r"\s*#\s*define\s+(\w+)\s+\S", line)
+        if m:
+            out.append(f"#define {m.group(1)} ...")
+        elif not line.lstrip().startswith("#"):
+            out.append(line)
+    return "\n".join(out) + "\n"
+
+
+RUN_IO_H = os.path.join(HERE, "src", "run_io.h")
+RUN_IO_CDEF = cdef_of_header(RUN_IO_H)
 
 PATHSEARCH_CDEF = r"""
 int spawnkit_pathsearch(const char *name, const char *path_env, char *out,
