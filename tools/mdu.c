@@ -18,9 +18,11 @@
  * most of the cost, and only more CPUs shorten that.  Each thread walks a
  * subtree depth-first with the sequential algorithm below; when a thread
  * waits for work, a busy one gives away the unvisited subdirectories of its
- * shallowest directory that still has some (the biggest pieces it holds).
- * A piece names its directory by the components below its PATH, opened one
- * at a time from PATH's fd, which every thread shares.  The PATHs are walked
+ * shallowest directory that still has some (the biggest pieces it holds),
+ * but never its only work.  A piece names its directory by the components
+ * below its PATH (for messages, and to reopen by names from PATH's fd, which
+ * every thread shares) and opens it from an anchor, a duplicate of its
+ * parent's fd shared by the pieces of one hand-off.  The PATHs are walked
  * one after the other, so each one's total excludes what earlier ones
  * counted, as du's does; the (dev, ino) set is shared and striped by hash.
  *
