@@ -5,8 +5,8 @@ single call made without the GIL, so a call costs a few Python->C
 transitions instead of a Python poll/read loop whose every syscall releases
 and retakes the GIL (costly with many threads running calls at once).
 
-Capture and Pump are the Python ones, used by Process.communicate() (Pump)
-and spawnkit.aio (Capture, from the event loop).  Capture and the C capture
+Capture and PumpCore are the Python ones: Pump drives PumpCore with poll()
+for Process.communicate(), spawnkit.aio drives it from the event loop.  Capture and the C capture
 keep the same bytes; the tests compare run() with aio.run() on the limits.
 """
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 from ._ffi import ffi, lib
 
-__all__ = ["Capture", "Pump", "RunIO", "wait_pidfd", "deadline_ns", "CHUNK",
+__all__ = ["Capture", "PumpCore", "Pump", "RunIO", "wait_pidfd", "deadline_ns", "CHUNK",
            "EOF", "DEADLINE", "IDLE"]
 
 CHUNK = 65536            # one read; also the largest write of input per wakeup
@@ -159,10 +159,14 @@ class Capture:
         return kept, self.total - len(kept)
 
 
-class Pump:
-    """Process.communicate()'s: writes `input` to the child's stdin and
-    reads its output pipes until EOF or a deadline.  Owns no fds: the caller
-    closes them, and stdin through close_fn."""
+class PumpCore:
+    """What a pump does with its fds, whatever watches them: write the input
+    to the child's stdin a chunk at a time, read each output pipe into its
+    Capture, and know when everything is done.  Owns no fds: stdin is closed
+    through close_fn.  A subclass watches the fds (poll, an event loop) and
+    calls write_some() / read_some(); it stops watching an fd in
+    _unwatch(fd, output) (output: an output pipe, else stdin), and may react
+    to the end of either in _stream_ended()."""
 
     def __init__(self, stdin_fd: Optional[int], data: Optional[bytes],
                  captures: Dict[int, Capture],
@@ -173,6 +177,59 @@ class Pump:
         self.stdin_fd = stdin_fd
         self.data = memoryview(data) if data else None
         self.offset = 0
+
+    def _unwatch(self, fd: int, output: bool) -> None:
+        raise NotImplementedError
+
+    def _stream_ended(self) -> None:
+        pass
+
+    def done(self) -> bool:
+        return not self.open_reads and self.stdin_fd is None
+
+    def close_stdin(self) -> None:
+        fd, self.stdin_fd = self.stdin_fd, None
+        if fd is not None:
+            self._unwatch(fd, False)
+            self.close_fn(fd)
+            self._stream_ended()
+
+    def write_some(self) -> None:
+        """One non-blocking write; stdin closes when all is written or the
+        child stopped reading (as subprocess: that is not an error)."""
+        assert self.data is not None and self.stdin_fd is not None
+        try:
+            self.offset += os.write(self.stdin_fd, self.data[self.offset:self.offset + CHUNK])
+        except BlockingIOError:
+            return
+        except (BrokenPipeError, ConnectionResetError):
+            self.offset = len(self.data)
+        if self.offset >= len(self.data):
+            self.close_stdin()
+
+    def read_some(self, fd: int) -> bool:
+        """One read of output fd; True if it brought bytes."""
+        try:
+            data = os.read(fd, CHUNK)
+        except BlockingIOError:
+            return False
+        if data:
+            self.captures[fd].feed(data)
+            return True
+        self._unwatch(fd, True)
+        self.open_reads.discard(fd)
+        self._stream_ended()
+        return False
+
+
+class Pump(PumpCore):
+    """Process.communicate()'s: PumpCore driven by poll() until EOF or a
+    deadline."""
+
+    def __init__(self, stdin_fd: Optional[int], data: Optional[bytes],
+                 captures: Dict[int, Capture],
+                 close_fn: Optional[Callable[[int], None]] = None) -> None:
+        super().__init__(stdin_fd, data, captures, close_fn)
         self.poller = select.poll()
         for fd in captures:
             self.poller.register(fd, select.POLLIN)
@@ -183,39 +240,11 @@ class Pump:
             else:
                 self.close_stdin()
 
-    def close_stdin(self) -> None:
-        fd, self.stdin_fd = self.stdin_fd, None
-        if fd is not None:
-            try:
-                self.poller.unregister(fd)
-            except KeyError:
-                pass
-            self.close_fn(fd)
-
-    def done(self) -> bool:
-        return not self.open_reads and self.stdin_fd is None
-
-    def _write(self) -> None:
-        assert self.data is not None and self.stdin_fd is not None
+    def _unwatch(self, fd: int, output: bool) -> None:
         try:
-            self.offset += os.write(self.stdin_fd, self.data[self.offset:self.offset + CHUNK])
-        except BlockingIOError:
-            return
-        except BrokenPipeError:
-            self.offset = len(self.data)      # the child closed stdin: as subprocess
-        if self.offset >= len(self.data):
-            self.close_stdin()
-
-    def _read(self, fd: int) -> None:
-        try:
-            data = os.read(fd, CHUNK)
-        except BlockingIOError:
-            return
-        if data:
-            self.captures[fd].feed(data)
-        else:
             self.poller.unregister(fd)
-            self.open_reads.discard(fd)
+        except KeyError:
+            pass
 
     def run(self, deadline: Optional[float] = None) -> str:
         """Pump until "eof" (all pipes done) or "timeout" (time.monotonic())."""
@@ -229,9 +258,9 @@ class Pump:
             for fd, ev in self.poller.poll(wait_ms):
                 if fd == self.stdin_fd:
                     if ev & select.POLLOUT:
-                        self._write()
+                        self.write_some()
                     else:                      # POLLERR: reader gone
                         self.close_stdin()
                 elif fd in self.open_reads:
-                    self._read(fd)
+                    self.read_some(fd)
         return "eof"

@@ -17,7 +17,7 @@ import signal
 import subprocess
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
-from ._io import CHUNK, Capture
+from ._io import Capture, PumpCore
 from ._process import Argv, FileSpec
 from ._process import Process as _SyncProcess
 from ._process import _spawn_raw
@@ -28,18 +28,15 @@ from ._template import StrOrBytesPath, Template
 __all__ = ["run", "spawn", "Process"]
 
 
-class _Pump:
-    """The event-loop twin of _io.Pump: feeds stdin, fills Captures, and
-    reports "eof", "timeout" or "idle".  Owns no fds; remove() detaches it."""
+class _Pump(PumpCore):
+    """The event-loop twin of _io.Pump: PumpCore driven by loop.add_reader/
+    add_writer, reporting "eof", "timeout" or "idle".  Owns no fds;
+    remove() detaches it."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop, stdin_fd: Optional[int],
                  data: Optional[bytes], captures: Dict[int, Capture]) -> None:
+        super().__init__(stdin_fd, data, captures)
         self.loop = loop
-        self.captures = captures
-        self.open_reads = set(captures)
-        self.stdin_fd = stdin_fd
-        self.data = memoryview(data) if data else None
-        self.offset = 0
         self.last_output = loop.time()
         self.waiter: Optional[asyncio.Future] = None
         for fd in captures:
@@ -48,49 +45,27 @@ class _Pump:
         if stdin_fd is not None:
             if self.data:
                 os.set_blocking(stdin_fd, False)
-                loop.add_writer(stdin_fd, self._on_write)
+                loop.add_writer(stdin_fd, self.write_some)
             else:
                 self.close_stdin()
 
-    def done(self) -> bool:
-        return not self.open_reads and self.stdin_fd is None
+    def _unwatch(self, fd: int, output: bool) -> None:
+        if output:
+            self.loop.remove_reader(fd)
+        else:
+            self.loop.remove_writer(fd)
+
+    def _stream_ended(self) -> None:
+        if self.done():
+            self._wake("eof")
 
     def _wake(self, why: str) -> None:
         if self.waiter is not None and not self.waiter.done():
             self.waiter.set_result(why)
 
-    def close_stdin(self) -> None:
-        fd, self.stdin_fd = self.stdin_fd, None
-        if fd is not None:
-            self.loop.remove_writer(fd)
-            os.close(fd)
-            if self.done():
-                self._wake("eof")
-
-    def _on_write(self) -> None:
-        assert self.data is not None and self.stdin_fd is not None
-        try:
-            self.offset += os.write(self.stdin_fd, self.data[self.offset:self.offset + CHUNK])
-        except BlockingIOError:
-            return
-        except (BrokenPipeError, ConnectionResetError):
-            self.offset = len(self.data)
-        if self.offset >= len(self.data):
-            self.close_stdin()
-
     def _on_read(self, fd: int) -> None:
-        try:
-            data = os.read(fd, CHUNK)
-        except BlockingIOError:
-            return
-        if data:
-            self.captures[fd].feed(data)
+        if self.read_some(fd):
             self.last_output = self.loop.time()
-            return
-        self.loop.remove_reader(fd)
-        self.open_reads.discard(fd)
-        if self.done():
-            self._wake("eof")
 
     def _check_idle(self, idle: float) -> None:
         due = self.last_output + idle
