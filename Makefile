@@ -140,7 +140,8 @@ bench-kernel:
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/include/spawnkit $(DESTDIR)$(PREFIX)/lib/pkgconfig \
-		$(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man3
+		$(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/man/man3
 	install -m 644 include/spawnkit/*.h $(DESTDIR)$(PREFIX)/include/spawnkit/
 	install -m 644 $(B)/libspawnkit.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(B)/libspawnkit.so $(DESTDIR)$(PREFIX)/lib/libspawnkit.so.$(VERSION)
@@ -148,6 +149,7 @@ install: all
 	ln -sf libspawnkit.so.0 $(DESTDIR)$(PREFIX)/lib/libspawnkit.so
 	install -m 644 $(B)/spawnkit.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 	$(if $(TOOL_BINS),install -m 755 $(TOOL_BINS) $(DESTDIR)$(PREFIX)/bin/)
+	$(if $(wildcard man/man1/*.1),install -m 644 man/man1/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/)
 	$(if $(wildcard man/man3/*.3),install -m 644 man/man3/*.3 $(DESTDIR)$(PREFIX)/share/man/man3/)
 
 clean:

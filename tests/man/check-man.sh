@@ -1,14 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 #
-# check-man.sh - render every page under man/man3 and fail on any warning.
+# check-man.sh - render every page under man/man1 and man/man3 and fail on
+# any warning.
 #
 # Each page goes through man(1) with groff's warnings on (what a reader's
 # man would print), and through groff with every warning category enabled,
 # so a bad macro, an unknown escape or a line groff cannot break is an error
 # here rather than garbage in someone's terminal.  A ".so" link must name a
 # page that exists, and every function a checked public header declares must
-# have a page (or link) of its own name.  Needs man-db and groff-base
+# have a page (or link) of its own name, and every program in tools/ a page
+# in man1.  Needs man-db and groff-base
 # (scripts/deps/man.apt).
 #
 # Usage: tests/man/check-man.sh [mandir]   (default: man/ of the repository)
@@ -32,7 +34,7 @@ trap 'rm -f "$err"' EXIT
 
 # man resolves ".so man3/x.3" relative to the manual's top directory.
 cd "$mandir" || exit 2
-for page in man3/*.3; do
+for page in man1/*.1 man3/*.3; do
 	[ -e "$page" ] || continue
 	ok=1
 	target=$(sed -n 's/^\.so[ 	]\{1,\}//p' "$page" | head -n 1)
@@ -78,6 +80,18 @@ for h in ${MAN_HEADERS:-spawnkit.h batch.h}; do
 			fail=$((fail + 1))
 		fi
 	done
+done
+
+# Every installed program (tools/<name>.c) has a page man1/<name>.1.
+for src in "$top"/tools/*.c; do
+	[ -e "$src" ] || continue
+	name=$(basename "$src" .c)
+	if [ -f "man1/$name.1" ]; then
+		pass=$((pass + 1))
+	else
+		echo "FAIL tools/$name.c: no page man1/$name.1"
+		fail=$((fail + 1))
+	fi
 done
 
 echo "$pass passed, $fail failed"
