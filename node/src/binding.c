@@ -30,13 +30,7 @@
 #include "kill_tree.h"
 #include "stdio_plan.h"
 #include "pathsearch_shim.h"
-
-#ifndef SYS_pidfd_send_signal
-#define SYS_pidfd_send_signal 424
-#endif
-#ifndef P_PIDFD
-#define P_PIDFD 3
-#endif
+#include "pidfd.h"
 
 #define CHECK(call) do { if ((call) != napi_ok) goto napi_fail; } while (0)
 
@@ -264,7 +258,7 @@ static napi_value js_spawn(napi_env env, napi_callback_info info)
 	r = child_watch_start(env, pid, pidfd, argv[6], &w);
 	if (r < 0) {
 		/* Cannot watch it: do not leave an orphan running. */
-		syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+		sk_pidfd_signal(pidfd, SIGKILL);
 		waitid(P_PIDFD, (id_t)pidfd, &(siginfo_t){ 0 }, WEXITED);
 		close(pidfd);
 		for (int i = 0; i < 3; i++)

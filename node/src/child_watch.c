@@ -8,13 +8,7 @@
 
 #include "child_watch.h"
 #include "kill_tree.h"
-
-#ifndef SYS_pidfd_send_signal
-#define SYS_pidfd_send_signal 424
-#endif
-#ifndef P_PIDFD
-#define P_PIDFD 3
-#endif
+#include "pidfd.h"
 
 struct child_watch {
 	uv_poll_t poll;		/* first: the poll's data points back here */
@@ -170,7 +164,7 @@ int child_watch_kill(struct child_watch *w, int sig)
 {
 	if (w->pidfd < 0)
 		return -ESRCH;
-	if (syscall(SYS_pidfd_send_signal, w->pidfd, sig, NULL, 0) < 0)
+	if (sk_pidfd_signal(w->pidfd, sig) < 0)
 		return -errno;
 	return 0;
 }

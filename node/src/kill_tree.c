@@ -10,13 +10,7 @@
 #include <sys/syscall.h>
 
 #include "kill_tree.h"
-
-#ifndef SYS_pidfd_open
-#define SYS_pidfd_open 434
-#endif
-#ifndef SYS_pidfd_send_signal
-#define SYS_pidfd_send_signal 424
-#endif
+#include "pidfd.h"
 
 /* Upper bound on one tree; beyond it the rest is left to the grace timer. */
 #define KILL_TREE_MAX 65536
@@ -63,7 +57,7 @@ static int victims_add(struct victims *v, pid_t pid, int pidfd)
 static int send_to(const struct victims *v, int i, int sig)
 {
 	if (v->pidfd[i] >= 0)
-		return (int)syscall(SYS_pidfd_send_signal, v->pidfd[i], sig, NULL, 0);
+		return sk_pidfd_signal(v->pidfd[i], sig);
 	return kill(v->pid[i], sig);
 }
 
@@ -163,14 +157,14 @@ static int add_pipe_holders(struct victims *v, const unsigned long *ino, int nr)
 		if (*end || pid <= 0 || pid == self || victims_has(v, (pid_t)pid))
 			continue;
 		/* pidfd first: what we scan next is what we will signal. */
-		pidfd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
+		pidfd = sk_pidfd_open((pid_t)pid);
 		if (pidfd < 0)
 			continue;
 		if (!holds_pipe((pid_t)pid, ino, nr)) {
 			close(pidfd);
 			continue;
 		}
-		syscall(SYS_pidfd_send_signal, pidfd, SIGSTOP, NULL, 0);
+		sk_pidfd_signal(pidfd, SIGSTOP);
 		err = victims_add(v, (pid_t)pid, pidfd);
 		if (err)
 			close(pidfd);
@@ -186,7 +180,7 @@ int kill_tree(int root_pidfd, pid_t root, int sig,
 	int err = 0, sent = 0, walked = 0;
 
 	if (root_pidfd >= 0) {
-		syscall(SYS_pidfd_send_signal, root_pidfd, SIGSTOP, NULL, 0);
+		sk_pidfd_signal(root_pidfd, SIGSTOP);
 		err = victims_add(&v, root, root_pidfd);
 	}
 	/* Walk below the tree, then below anything the pipe scan found. */
