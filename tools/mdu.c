@@ -552,13 +552,15 @@ static void walk_unit(struct walker *w, const struct unit *u)
 		fd = frame_fd(w, w->depth - 1);
 	}
 	if (fd < 0) {
-		/* Name the first component that did not open. */
-		size_t top = w->depth, a = 1;
+		/* Name the component that did not open: the top one from an
+		 * anchor; else the one above the deepest open frame (frame_fd
+		 * opens downwards and may close frames above it, never the
+		 * last one it opened; the root is always open). */
+		size_t top = w->depth, a = top - 1;
 
-		while (!u->anchor && a < top && w->stack[a].fd >= 0)
-			a++;
-		if (u->anchor)
-			a = top - 1;
+		if (!u->anchor)
+			while (a > 1 && w->stack[a - 1].fd < 0)
+				a--;
 		w->depth = a;
 		complain(w, "cannot read directory", w->stack[a].name, fd);
 		w->depth = top;
