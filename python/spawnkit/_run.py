@@ -105,15 +105,6 @@ def run_params(input: Any, stdin: Any, stdout: Any, stderr: Any, capture_output:
     return stdin, stdout, stderr, data, tp
 
 
-def finish(args: Any, why: str, returncode: int, fds: Sequence[Optional[int]],
-           captures: Mapping[int, Capture], tp: Any, check: bool,
-           timeout: Optional[float], no_output_timeout: Optional[float]) -> CompletedProcess:
-    """Build aio.run()'s result (from its Captures) or raise its
-    TimeoutExpired/CalledProcessError."""
-    kept = [None if fd is None else captures[fd].value() for fd in fds[1:]]
-    return _result(args, why, returncode, kept, tp, check, timeout, no_output_timeout)
-
-
 def _result(args: Any, why: str, returncode: int,
             kept: Sequence[Optional[Tuple[bytes, int]]], tp: Any, check: bool,
             timeout: Optional[float], no_output_timeout: Optional[float]) -> CompletedProcess:
@@ -131,19 +122,6 @@ def _result(args: Any, why: str, returncode: int,
     if check and returncode:
         raise subprocess.CalledProcessError(returncode, args, outs[0], outs[1])
     return CompletedProcess(args, returncode, outs[0], outs[1], drops[0], drops[1])
-
-
-def start_for_run(args: Argv, *, stdin: Any, stdout: Any, stderr: Any,
-                  output_limit: Optional[int], **spawn_kw: Any
-                  ) -> Tuple[Process, List[Optional[int]], "dict[int, Capture]"]:
-    """aio.run()'s start: spawn, a Process for the child, our pipe ends'
-    inodes (their holders belong to the tree a timeout kills) and one
-    Capture per output pipe."""
-    pid, pidfd, fds = _spawn_raw(args, stdin=stdin, stdout=stdout, stderr=stderr, **spawn_kw)
-    proc = Process(args, pid, pidfd, [None, None, None])
-    proc._pipe_inodes = [os.fstat(fd).st_ino for fd in fds[1:] if fd is not None]
-    captures = {fd: Capture(output_limit) for fd in fds[1:] if fd is not None}
-    return proc, fds, captures
 
 
 _WHY = {EOF: "eof", DEADLINE: "timeout", IDLE: "idle"}

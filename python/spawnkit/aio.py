@@ -21,8 +21,8 @@ from ._io import Capture, PumpCore
 from ._process import Argv, FileSpec
 from ._process import Process as _SyncProcess
 from ._process import _spawn_raw
-from ._run import (KILL_GRACE, CompletedProcess, finish, run_params, start_for_run,
-                   _decode, _encode_input)
+from ._run import (KILL_GRACE, CompletedProcess, run_params, _decode, _encode_input,
+                   _result)
 from ._template import StrOrBytesPath, Template
 
 __all__ = ["run", "spawn", "Process"]
@@ -154,11 +154,15 @@ async def run(args: Argv, *, input: Union[None, bytes, str] = None,
     stdin, stdout, stderr, data, tp = run_params(
         input, stdin, stdout, stderr, capture_output, no_output_timeout,
         output_limit, text, encoding, errors, universal_newlines)
-    proc, fds, captures = start_for_run(
-        args, stdin=stdin, stdout=stdout, stderr=stderr, output_limit=output_limit,
-        executable=executable, cwd=cwd, env=env, pass_fds=pass_fds,
-        inherit_fds=inherit_fds, signal_mask=signal_mask,
-        default_signals=default_signals, restore_signals=restore_signals)
+    pid, pidfd, fds = _spawn_raw(
+        args, stdin=stdin, stdout=stdout, stderr=stderr, executable=executable,
+        cwd=cwd, env=env, pass_fds=pass_fds, inherit_fds=inherit_fds,
+        signal_mask=signal_mask, default_signals=default_signals,
+        restore_signals=restore_signals)
+    proc = _SyncProcess(args, pid, pidfd, [None, None, None])
+    # Our pipe ends' inodes: their holders belong to the tree a timeout kills.
+    proc._pipe_inodes = [os.fstat(fd).st_ino for fd in fds[1:] if fd is not None]
+    captures = {fd: Capture(output_limit) for fd in fds[1:] if fd is not None}
     deadline = None if timeout is None else loop.time() + timeout
     pump = None
     try:
@@ -181,8 +185,8 @@ async def run(args: Argv, *, input: Union[None, bytes, str] = None,
         for fd in fds:
             if fd is not None:
                 os.close(fd)
-    return finish(args, why, returncode, fds, captures, tp, check, timeout,
-                  no_output_timeout)
+    kept = [None if fd is None else captures[fd].value() for fd in fds[1:]]
+    return _result(args, why, returncode, kept, tp, check, timeout, no_output_timeout)
 
 
 class Process:
