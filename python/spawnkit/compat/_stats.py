@@ -62,7 +62,7 @@ def _dump() -> None:
         return
     path = os.path.join(_dump_dir, f"{os.getpid()}.json")
     try:
-        with open(path, "w") as f:
+        with open(path, "w", encoding="utf-8") as f:
             json.dump(s, f)
     except OSError:
         pass                       # the directory went away: nothing to report
