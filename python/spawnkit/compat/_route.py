@@ -177,6 +177,17 @@ def _stdio(plan: _Plan, fds: Tuple[int, int, int]) -> None:
         replaced.add(target)
 
 
+def _stock_would_posix_spawn(a: Dict[str, Any], executable: Any) -> bool:
+    """Stock's condition for os.posix_spawn(), which passes os.environ
+    rather than the C environ when env is None (they differ if C code
+    called setenv())."""
+    return bool(getattr(subprocess, "_USE_POSIX_SPAWN", False)
+                and os.path.dirname(executable)
+                and not a["close_fds"] and not a["pass_fds"] and a["cwd"] is None
+                and all(fd == -1 or fd > 2
+                        for fd in (a["p2cread"], a["c2pwrite"], a["errwrite"])))
+
+
 def _envp(plan: _Plan, env: Any) -> Any:
     if env is None:
         return lib.environ
@@ -226,22 +237,30 @@ def _prepare(a: Dict[str, Any], plan: _Plan) -> Tuple[Any, ...]:
         plan.actions.append((lib.SPAWN_TEMPLATE_ACTION_SIGDEFAULT, 0, 0, 0,
                              _sigset_arg(_RESTORED)))
     pass_fds = sorted(set(int(fd) for fd in a["pass_fds"]))
+    high = []
+    for fd in pass_fds:
+        if fd < 0:
+            raise _Fallback("bad-fd")
+        try:
+            fl = fcntl.fcntl(fd, fcntl.F_GETFD)
+        except OSError:
+            continue              # not open: stock's child lacks it too
+        if fd > 2:
+            high.append(fd)
+        elif fl & fcntl.FD_CLOEXEC:
+            plan.actions.append((lib.SPAWN_TEMPLATE_ACTION_DUP2, 0,
+                                 plan.high_dup(fd), fd, 0))
     flags = 0
-    if pass_fds:
-        for fd in pass_fds:
-            if fd < 0:
-                raise _Fallback("bad-fd")
-            fl = _fd_flags(fd)
-            if fd <= 2 and fl & fcntl.FD_CLOEXEC:
-                plan.actions.append((lib.SPAWN_TEMPLATE_ACTION_DUP2, 0,
-                                     plan.high_dup(fd), fd, 0))
-        high = [fd for fd in pass_fds if fd > 2]
-        if high:
-            plan.actions.extend(_pass_fds_actions(high))
+    if high:
+        # re-dup each (clearing FD_CLOEXEC), close the rest: INHERIT_FDS
+        plan.actions.extend(_pass_fds_actions(high))
         flags = lib.SPAWNKIT_SPAWN_INHERIT_FDS
-    elif not a["close_fds"]:
+    elif not a["close_fds"] and not pass_fds:
         flags = lib.SPAWNKIT_SPAWN_INHERIT_FDS
-    envp = _envp(plan, a["env"])
+    env = a["env"]
+    if env is None and _stock_would_posix_spawn(a, executable):
+        env = os.environ
+    envp = _envp(plan, env)
 
     sys.audit("subprocess.Popen", executable, args, cwd, a["env"])
     path, err = _lookup(exe_b, a["env"], cwd_b)
