@@ -42,6 +42,20 @@ def add_up(stats_dir):
     return routed, fallback, reasons
 
 
+def unittest_counts(out):
+    """Add up unittest's per-file summaries: (text, matched-anything)."""
+    n = {"run": 0, "failures": 0, "errors": 0, "skipped": 0}
+    runs = re.findall(r"^Ran (\d+) tests? in", out, re.M)
+    for r in runs:
+        n["run"] += int(r)
+    for detail in re.findall(r"^(?:OK|FAILED)(?: \((.*)\))?$", out, re.M):
+        for part in filter(None, (x.strip() for x in detail.split(","))):
+            k, _, v = part.partition("=")
+            if k in n:
+                n[k] += int(v)
+    return " ".join(f"{k}={v}" for k, v in n.items()), bool(runs)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--python", required=True)
@@ -62,7 +76,9 @@ def main():
             env["SPAWNKIT_COMPAT_OFF"] = "1"
         # -u all: the cpu/walltime tests too; -j0 would spread the files
         # over worker processes, which only costs more on 2 cores.
-        cmd = [o.python, "-m", "test", "-u", "all", *o.tests]
+        # -v: unittest's own "Ran N tests" / "OK (skipped=S)" lines, which
+        # every regrtest version prints (its summary line differs by version).
+        cmd = [o.python, "-m", "test", "-v", "-u", "all", *o.tests]
         r = subprocess.run(cmd, env=env, cwd=tmp, stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         out = r.stdout.decode(errors="replace")
@@ -71,10 +87,9 @@ def main():
                 f.write(out)
         routed, fallback, reasons = add_up(stats_dir)
 
-    tail = out.strip().splitlines()[-12:]
-    print("\n".join(tail))
-    m = re.search(r"Total tests: (.*)", out)
-    counts = m.group(1) if m else "(no regrtest summary)"
+    counts, m = unittest_counts(out)
+    res = re.search(r"== Tests result: (.*) ==", out)
+    print(f"cpython-compat: regrtest: {res.group(1) if res else '(no result line)'}")
     total = routed + fallback
     share = routed / total if total else 0.0
     mode = "stock" if o.stock else "patched"
