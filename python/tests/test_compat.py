@@ -487,3 +487,41 @@ def test_compat_subprocess_module_without_patching(tmp):
     assert not compat.is_patched()
     subprocess.run(["true"])               # stock: not counted
     assert compat.stats() == {"routed": 8, "fallback": 0, "reasons": {}}
+
+
+_audit_log = []
+_audit_on = []
+
+
+def _audit_hook(event, args):
+    if _audit_on and event == "subprocess.Popen":
+        _audit_log.append(repr(args))
+
+
+def test_audit_events_match_stock(tmp, patched):
+    """One "subprocess.Popen" audit event per call, with stock's arguments,
+    whether the call is routed, fails, or falls back."""
+    if not _audit_on:
+        sys.addaudithook(_audit_hook)      # hooks cannot be removed: gated
+    noexec = tmp / "noexec"
+    noexec.write_text("")
+
+    def calls():
+        subprocess.run(["true"], cwd=str(tmp), env={"A": "1", "PATH": os.environ["PATH"]})
+        subprocess.run("exit 0", shell=True)
+        subprocess.run(["true"], start_new_session=True)
+        for argv in (["sk-no-such-program"], [str(noexec)]):
+            with pytest.raises(OSError):
+                subprocess.run(argv)
+
+    logs = []
+    for patch in (False, True):
+        (compat.patch_subprocess if patch else compat.unpatch_subprocess)()
+        _audit_log.clear()
+        _audit_on.append(1)
+        try:
+            calls()
+        finally:
+            _audit_on.clear()
+        logs.append(list(_audit_log))
+    assert len(logs[0]) == 5 and logs[0] == logs[1]

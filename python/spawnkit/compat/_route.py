@@ -262,26 +262,30 @@ def _prepare(a: Dict[str, Any], plan: _Plan) -> Tuple[Any, ...]:
         env = os.environ
     envp = _envp(plan, env)
 
-    sys.audit("subprocess.Popen", executable, args, cwd, a["env"])
+    audit = ("subprocess.Popen", executable, args, cwd, a["env"])
     path, err = _lookup(exe_b, a["env"], cwd_b)
     if path is None:
         if err in (errno.ENOENT, errno.ENOTDIR):
             # Exactly what stock's child reports; no need to start one.
-            raise _NoProgram(OSError(err, os.strerror(err), executable))
+            raise _NoProgram(OSError(err, os.strerror(err), executable), audit)
         raise _Fallback("exec-error:" + errno.errorcode.get(err, str(err)))
     argv_c = [ffi.new("char[]", x) for x in argv_b] + [ffi.NULL]
     plan.keep.append(argv_c)
     argv_p = ffi.new("char *[]", argv_c)
     acts = (ffi.new("struct spawn_template_action[]", plan.actions)
             if plan.actions else ffi.NULL)
-    return path, argv_p, envp, acts, flags
+    return audit, path, argv_p, envp, acts, flags
 
 
-def _spawn(path: bytes, argv_p: Any, envp: Any, acts: Any, n: int, flags: int) -> int:
+def _spawn(audit: Tuple[Any, ...], path: bytes, argv_p: Any, envp: Any, acts: Any,
+           n: int, flags: int) -> int:
     try:
         tmpl = template_cache.get(path)
     except OSError as e:
         raise _Fallback("template-error:" + errno.errorcode.get(e.errno or 0, "?")) from None
+    # Audited as late as possible: a fallback before here leaves it to stock.
+    # (A spawn that fails below and is handed over is audited twice.)
+    sys.audit(*audit)
     for _ in range(_STALE_RETRIES):
         try:
             ptr = tmpl._acquire()
@@ -311,12 +315,13 @@ def execute_child(self: Any, *args: Any, **kwargs: Any) -> None:
     if reason is None:
         plan = _Plan()
         try:
-            path, argv_p, envp, acts, flags = _prepare(a, plan)
-            pid = _spawn(path, argv_p, envp, acts, len(plan.actions), flags)
+            audit, path, argv_p, envp, acts, flags = _prepare(a, plan)
+            pid = _spawn(audit, path, argv_p, envp, acts, len(plan.actions), flags)
         except _Fallback as f:
             reason = str(f)
         except _NoProgram as e:
             _stats.count_routed()
+            sys.audit(*e.args[1])
             raise e.args[0] from None
         except (OSError, TypeError, ValueError) as e:
             reason = "prepare-error:" + type(e).__name__   # stock says it its way
