@@ -525,3 +525,32 @@ def test_audit_events_match_stock(tmp, patched):
             _audit_on.clear()
         logs.append(list(_audit_log))
     assert len(logs[0]) == 5 and logs[0] == logs[1]
+
+
+def test_template_cache_is_bounded(tmp, patched, monkeypatch):
+    """Programs run once (temporary scripts) cannot pile up template fds."""
+    monkeypatch.setattr(_route, "CACHE_BOUND", 2)
+    spawnkit.template_cache.clear()
+    for i in range(5):
+        script = tmp / f"s{i}"
+        script.write_text(f"#!/bin/sh\nexit {i}\n")
+        script.chmod(0o755)
+        assert subprocess.run([str(script)]).returncode == i
+        assert len(spawnkit.template_cache) <= 2
+    assert_routed(compat.stats(), 5)
+
+
+def test_backend_unusable_means_stock(tmp):
+    """Where spawnkit cannot start children (here: the kernel backend forced
+    on a kernel without it), every call goes to stock, with the reason."""
+    code = ("import subprocess, json, spawnkit.compat as c; c.patch_subprocess(); "
+            "r = subprocess.run(['echo', 'ok'], capture_output=True); "
+            "print(json.dumps([r.stdout.decode(), c.stats()]))")
+    env = dict(os.environ, SPAWNKIT_BACKEND="kernel")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, check=True).stdout
+    got = json.loads(out)
+    if spawnkit.kernel_has_spawn_template():
+        assert got == ["ok\n", {"routed": 1, "fallback": 0, "reasons": {}}]
+    else:
+        assert got == ["ok\n", {"routed": 0, "fallback": 1, "reasons": {"backend:OSError": 1}}]

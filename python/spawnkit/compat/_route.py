@@ -44,12 +44,28 @@ try:  # the compiled binding; without it every call goes to stock
     from .._ffi import ffi, lib
     from .._errors import StaleTemplateError
     from .._process import _low_fd_safe, _pass_fds_actions, _sigset_arg
-    from .._template import template_cache
+    from .._template import backend, template_cache
     _BINDING: Optional[str] = None
 except Exception as e:  # pragma: no cover - exercised by a forced fallback
     _BINDING = f"no-binding:{type(e).__name__}"
 
 _STALE_RETRIES = 8
+#: Templates kept at most (each holds its executable's fd): past this the
+#: cache is emptied, so programs run once (temporary scripts) cannot pile up
+#: fds, or keep deleted files' space, for the process's life.
+CACHE_BOUND = 256
+_backend_reason: List[Optional[str]] = []     # computed once: [reason or None]
+
+
+def _no_backend() -> Optional[str]:
+    """Why spawnkit cannot start children here (None if it can)."""
+    if not _backend_reason:
+        try:
+            name = backend()
+            _backend_reason.append(None if name in ("user", "kernel") else f"backend:{name}")
+        except Exception as e:
+            _backend_reason.append(f"backend:{type(e).__name__}")
+    return _backend_reason[0]
 _RESTORED = [s for s in (getattr(__import__("signal"), n, None)
                          for n in ("SIGPIPE", "SIGXFZ", "SIGXFSZ")) if s is not None]
 
@@ -66,6 +82,8 @@ def _unsupported(a: Dict[str, Any]) -> Optional[str]:
     """The first option spawnkit has no exact action for, or None."""
     if _BINDING is not None:
         return _BINDING
+    if _no_backend() is not None:
+        return _no_backend()
     if getattr(subprocess, "_fork_exec", None) is not _STOCK_FORK_EXEC:
         return "stock-internals-replaced"     # someone instruments stock: let it run
     if a.get("preexec_fn") is not None:
@@ -279,6 +297,8 @@ def _prepare(a: Dict[str, Any], plan: _Plan) -> Tuple[Any, ...]:
 
 def _spawn(audit: Tuple[Any, ...], path: bytes, argv_p: Any, envp: Any, acts: Any,
            n: int, flags: int) -> int:
+    if len(template_cache) >= CACHE_BOUND and path not in template_cache:
+        template_cache.clear()       # closes are deferred past in-flight spawns
     try:
         tmpl = template_cache.get(path)
     except OSError as e:
