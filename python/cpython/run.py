@@ -93,8 +93,9 @@ def main():
     total = routed + fallback
     share = routed / total if total else 0.0
     mode = "stock" if o.stock else "patched"
-    print(f"cpython-compat: {o.python} ({mode}) tests: {counts}; "
-          f"popen: routed={routed} fallback={fallback} share={100 * share:.1f}%")
+    popen = ("patch off" if o.stock else
+             f"routed={routed} fallback={fallback} share={100 * share:.1f}%")
+    print(f"cpython-compat: {o.python} ({mode}) tests: {counts}; popen: {popen}")
     if fallback:
         print("cpython-compat: fallback reasons: " +
               ", ".join(f"{k}={v}" for k, v in sorted(reasons.items(), key=lambda kv: -kv[1])))

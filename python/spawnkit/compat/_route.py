@@ -28,6 +28,7 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
+import signal
 import stat
 import subprocess
 import sys
@@ -66,7 +67,10 @@ def _no_backend() -> Optional[str]:
         except Exception as e:
             _backend_reason.append(f"backend:{type(e).__name__}")
     return _backend_reason[0]
-_RESTORED = [s for s in (getattr(__import__("signal"), n, None)
+
+
+# The signals stock's restore_signals resets (_Py_RestoreSignals).
+_RESTORED = [s for s in (getattr(signal, n, None)
                          for n in ("SIGPIPE", "SIGXFZ", "SIGXFSZ")) if s is not None]
 
 
