@@ -554,3 +554,44 @@ def test_backend_unusable_means_stock(tmp):
         assert got == ["ok\n", {"routed": 1, "fallback": 0, "reasons": {}}]
     else:
         assert got == ["ok\n", {"routed": 0, "fallback": 1, "reasons": {"backend:OSError": 1}}]
+
+
+def test_threads_share_no_fds(patched):
+    """Concurrent calls from many threads, half with close_fds=False: every
+    output arrives intact and no child holds another call's pipe (it would
+    keep that call's reader waiting)."""
+    import threading
+    code = ("import os, sys\n"
+            "links = []\n"
+            "for n in os.listdir('/proc/self/fd'):\n"
+            "    try: links.append(os.readlink('/proc/self/fd/' + n) if int(n) > 2 else '')\n"
+            "    except OSError: pass\n"
+            "print(sys.argv[1], *[x for x in links if x.startswith('pipe:')])")
+    ours = set()                       # pipes this process lets children inherit
+    for n in os.listdir("/proc/self/fd"):
+        try:
+            if os.get_inheritable(int(n)):
+                ours.add(os.readlink(f"/proc/self/fd/{n}"))
+        except OSError:
+            pass
+    errors = []
+
+    def worker(t):
+        for i in range(6):
+            tag = f"{t}-{i}"
+            try:
+                out = subprocess.run([sys.executable, "-c", code, tag], capture_output=True,
+                                     text=True, timeout=60, close_fds=bool(i % 2)).stdout
+                name, *pipes = out.split()
+                if name != tag or set(pipes) - ours:
+                    errors.append(out)
+            except Exception as e:                   # noqa: BLE001 - reported below
+                errors.append(repr(e))
+
+    threads = [threading.Thread(target=worker, args=(t,)) for t in range(8)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert errors == []
+    assert_routed(compat.stats(), 48)
