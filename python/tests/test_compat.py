@@ -110,6 +110,8 @@ ROUTED = {
     "stderr_to_fd_1_under_pipe": {"stdout": subprocess.PIPE, "stderr": 1},
     "stdout_to_fd_0": {"stdin": subprocess.DEVNULL, "stdout": 0},
     "stdin_from_fd_1": {"stdin": 1},
+    "swap_out_err": {"stdout": 2, "stderr": 1},
+    "rotate_low_fds": {"stdin": 2, "stdout": 0, "stderr": 1},
     "restore_signals_false": {"restore_signals": False},
     "text": {"stdout": subprocess.PIPE, "text": True},
     "pipesize": {"stdout": subprocess.PIPE, "pipesize": 1 << 16},
@@ -119,8 +121,14 @@ ROUTED = {
 
 @pytest.mark.parametrize("name", sorted(ROUTED))
 def test_routed_child_sees_what_stock_gives(tmp, patched, name):
-    a, b, s = stock_and_patched(tmp, _popen_wait(**ROUTED[name]))
+    kw = ROUTED[name]
+    ours = {fd: _norm(os.readlink(f"/proc/self/fd/{fd}")) for fd in (0, 1, 2)}
+    a, b, s = stock_and_patched(tmp, _popen_wait(**kw))
     assert a == b
+    for target, key in enumerate(("stdin", "stdout", "stderr")):
+        src = kw.get(key)
+        if isinstance(src, int) and src >= 0:        # a raw fd: the child has its file
+            assert b["fds"][str(target)] == ours[src], (key, src)
     assert_routed(s)
 
 
