@@ -10,7 +10,8 @@
  *   statx(AT_FDCWD, cand, 0, STATX_TYPE, &stx)     zero: end the batch
  * so it ends at the first executable candidate, and the caller only has to
  * check the type (a directory is "executable" too: then the search goes on
- * from the next candidate in a second batch).
+ * from the next candidate in a second batch, and ends in EACCES rather than
+ * ENOENT if no later candidate wins, as execvp's does).
  */
 #include <fcntl.h>
 #include <limits.h>
@@ -64,7 +65,11 @@ static int search(char **cands, unsigned int n, int *saw_eacces)
 			c = (unsigned int)last / 2;
 			if (S_ISREG(stx.stx_mode))
 				return (int)(first + c);
-			first += c + 1;	/* a directory: go on after it */
+			/* a directory (or other non-regular file): go on after
+			 * it, and say EACCES if nothing better comes, as
+			 * execvp does (its execve of a directory fails so) */
+			*saw_eacces = 1;
+			first += c + 1;
 			continue;
 		}
 		first += m;
