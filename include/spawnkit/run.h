@@ -134,16 +134,23 @@ void spawnkit_run_result_free(struct spawnkit_run_result *r);
 /* spawnkit_kill_tree() flags */
 #define SPAWNKIT_KILL_GROUP	(1U << 0) /* leader leads its own process
 					     group and session: signal them */
+#define SPAWNKIT_KILL_REAPED	(1U << 1) /* leader was reaped: its pid may
+					     be another process's now; only
+					     its group and session (whose
+					     members keep the number) */
 
 /*
- * Signal a process tree with sig: with SPAWNKIT_KILL_GROUP the process group
- * and every process of the session leader leads; the cgroup open at
- * cgroup_fd (>= 0) through cgroup.kill (SIGKILL only, Linux 5.14+; else
- * each process it lists); then a /proc walk that adds the descendants (by
- * parent pid) of every process found so far, repeated while it finds new
- * ones.  Never signals the caller.  Returns how many processes were
- * signalled, or -errno: EINVAL (leader <= 1 or the caller, a bad sig or
- * flag), EBADF (cgroup_fd not open).
+ * Signal a process tree with sig: the leader; with SPAWNKIT_KILL_GROUP its
+ * process group and every process of the session it leads, in any group;
+ * the cgroup open at cgroup_fd (>= 0) through cgroup.kill (SIGKILL only,
+ * Linux 5.14+; else each process it lists); and, by a /proc walk, every
+ * descendant (by parent pid) of a process taken, repeated while it finds
+ * new ones.  For SIGKILL the group and leader are stopped first, so no
+ * parent dies (handing its children to init) before the walk saw them.
+ * Never signals the caller.  Returns a count > 0 if anything was signalled
+ * (one per process the walk signalled, at least one for the group or
+ * cgroup), 0 if nothing was, or -errno: EINVAL (leader <= 1 or the caller,
+ * a bad sig or flag, cgroup_fd < -1), EBADF (cgroup_fd not open).
  */
 int spawnkit_kill_tree(pid_t leader, int cgroup_fd, int sig, unsigned int flags);
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * killtree.c - the one tree-kill policy (issue 11): the process group and
- * session first, the cgroup next, a /proc walk last for what escaped both.
+ * session, the cgroup, and a /proc walk for what escaped both.
  *
  * The walk reads pid, ppid, process group and session of every process from
  * /proc/<pid>/stat (no CONFIG_PROC_CHILDREN needed), takes the group and
@@ -120,7 +120,7 @@ static int seen_add(struct seen *s, pid_t pid)
 }
 
 /* One walk: signal what belongs to the tree; how many new ones. */
-static int walk(pid_t leader, int group, int sig, pid_t self, struct seen *seen)
+static int walk(pid_t leader, int group, int gone, int sig, pid_t self, struct seen *seen)
 {
 	size_t n = 0, i, size = 1, mask;
 	struct proc *v = scan(&n);
@@ -144,7 +144,7 @@ static int walk(pid_t leader, int group, int sig, pid_t self, struct seen *seen)
 		while (tab[h] >= 0)
 			h = (h + 1) & mask;
 		tab[h] = (int)i;
-		v[i].taken = v[i].pid == leader ||
+		v[i].taken = (!gone && v[i].pid == leader) ||
 			     (group && (v[i].sid == leader || v[i].pgrp == leader));
 	}
 	do {	/* descendants of anything taken, to a fixed point */
@@ -220,28 +220,49 @@ SK_EXPORT int spawnkit_kill_tree(pid_t leader, int cgroup_fd, int sig, unsigned 
 {
 	pid_t self = (pid_t)sk_syscall0(SYS_getpid);
 	struct seen seen = { 0 };
-	int hits = 0, round, n;
+	int hits = 0, round, n, gone;
 	struct stat st;
 
 	if (leader <= 1 || leader == self || sig < 0 || sig > 64 ||
-	    (flags & ~SPAWNKIT_KILL_GROUP) || cgroup_fd < -1)
+	    (flags & ~(SPAWNKIT_KILL_GROUP | SPAWNKIT_KILL_REAPED)) || cgroup_fd < -1)
 		return -EINVAL;
+	/* A reaped leader's pid may name another process by now: only the
+	 * members of its group and session, which keep the number from
+	 * being reused, are signalled through it. */
+	gone = !!(flags & SPAWNKIT_KILL_REAPED);
 	if (cgroup_fd >= 0 && sk_syscall2(SYS_fstat, cgroup_fd, &st))
 		return -EBADF;
-	/* The group (== the session's first group) in one call: nothing in
-	 * it can fork past it. */
-	if ((flags & SPAWNKIT_KILL_GROUP) && sk_syscall2(SYS_kill, -leader, sig) == 0)
-		hits++;
+	/*
+	 * A process that dies hands its children to init at once, so killing
+	 * the group first would cut every escaped descendant loose before the
+	 * walk could follow its parent.  For SIGKILL the group (== the
+	 * session's first group) and the leader are stopped first: nothing in
+	 * them forks or exits while the walk collects the tree, and a stopped
+	 * process still dies of SIGKILL.
+	 */
+	if (sig == SIGKILL) {
+		if (flags & SPAWNKIT_KILL_GROUP)
+			sk_syscall2(SYS_kill, -leader, SIGSTOP);
+		if (!gone)
+			sk_syscall2(SYS_kill, leader, SIGSTOP);
+	}
 	if (cgroup_fd >= 0)
 		hits += kill_cgroup(cgroup_fd, sig, self);
-	/* The walk: members that left the group, and escaped descendants;
-	 * again while a round finds processes no earlier round signalled. */
+	/* The walk: the leader, its session's members in whatever group, and
+	 * every descendant; again while a round finds processes no earlier
+	 * round signalled (a fork can race with a scan). */
 	for (round = 0; round < WALK_ROUNDS; round++) {
-		n = walk(leader, !!(flags & SPAWNKIT_KILL_GROUP), sig, self, &seen);
+		n = walk(leader, !!(flags & SPAWNKIT_KILL_GROUP), gone, sig, self, &seen);
 		hits += n;
 		if (!n)
 			break;
 	}
+	/* and the group in one call, for what the walk could not see (no
+	 * /proc, a scan that ran out of memory) */
+	if ((flags & SPAWNKIT_KILL_GROUP) && sk_syscall2(SYS_kill, -leader, sig) == 0 && !hits)
+		hits++;
+	if (!gone && sk_syscall2(SYS_kill, leader, sig) == 0 && !hits)	/* never left stopped */
+		hits++;
 	free(seen.pids);
 	return hits;
 }

@@ -58,10 +58,11 @@ static int wait_status(const siginfo_t *si)
 	}
 }
 
-static void kill_tree(struct sk_pump *p)
+static void kill_tree(struct sk_pump *p, int reaped)
 {
 	int n = spawnkit_kill_tree(p->pid, p->o->cgroup_fd, SIGKILL,
-				   p->group ? SPAWNKIT_KILL_GROUP : 0);
+				   (p->group ? SPAWNKIT_KILL_GROUP : 0) |
+				   (reaped ? SPAWNKIT_KILL_REAPED : 0));
 
 	if (n > 0)
 		p->killed += (uint32_t)n;
@@ -160,7 +161,7 @@ int sk_pump_run(struct sk_pump *p)
 		reasons = killed ? 0 : due(o, t, start, last_out, exit_at);
 		if (!killed && (!buf || reasons)) {
 			p->why |= reasons;
-			kill_tree(p);
+			kill_tree(p, exited);
 			killed = 1;
 			if (exited)
 				drain_until = t + SK_RUN_DRAIN_MS;
@@ -201,7 +202,7 @@ int sk_pump_run(struct sk_pump *p)
 					last_out = now_ms();
 				else if (r < 0 && !killed) {
 					p->why |= SPAWNKIT_RUN_STOPPED;
-					kill_tree(p);
+					kill_tree(p, exited);
 					killed = 1;
 					drain_until = exited ? now_ms() + SK_RUN_DRAIN_MS : -1;
 				}
@@ -226,7 +227,7 @@ int sk_pump_run(struct sk_pump *p)
 	/* The direct child is gone: what is left of its session, group and
 	 * cgroup goes too (background jobs of a successful call included). */
 	if (p->group || o->cgroup_fd >= 0)
-		kill_tree(p);
+		kill_tree(p, 1);
 	for (i = 0; i < 3; i++)
 		close_fd(&p->fd[i]);
 	close_fd(&p->pidfd);

@@ -5,9 +5,11 @@
  *   "pid N", "ppid N", "sid N", "pgid N", "umask OCTAL",
  *   "nofile CUR MAX", "core CUR MAX" (-1 for unlimited), "cgroup PATH"
  * With arguments, it then does: --sleep S (seconds), --out N (write N
- * bytes of 'x' to stdout), --err TEXT (to stderr), --exit N.
+ * bytes of 'x' to stdout), --err TEXT (to stderr), --fork-pgrp (a child
+ * in a group of its own, "child PID"), --exit N.
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +64,25 @@ int main(int argc, char **argv)
 			}
 		} else if (!strcmp(argv[i], "--err") && i + 1 < argc) {
 			fputs(argv[++i], stderr);
+		} else if (!strcmp(argv[i], "--fork-pgrp")) {
+			/* a child in a process group of its own (same session),
+			 * as a job-control shell makes: prints its pid, sleeps */
+			pid_t c = fork();
+
+			if (c == 0) {
+				int nul = open("/dev/null", O_RDWR);
+
+				/* hold none of the caller's pipes */
+				dup2(nul, 0);
+				dup2(nul, 1);
+				dup2(nul, 2);
+				setpgid(0, 0);
+				sleep(1000);
+				_exit(0);
+			}
+			setpgid(c, c);
+			printf("child %d\n", (int)c);
+			fflush(stdout);
 		} else if (!strcmp(argv[i], "--exit") && i + 1 < argc) {
 			return atoi(argv[++i]);
 		}

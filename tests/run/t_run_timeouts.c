@@ -80,11 +80,17 @@ int main(void)
 	bg = first_number(&r.out[1]);
 	CHECK(bg > 1 && gone_within(bg, bound));
 	spawnkit_run_result_free(&r);
-	/* ...even one that moved to a process group of its own */
-	CHECK_EQ(run_sh(&o, "set -m; sleep 1000 >/dev/null 2>&1 & echo $!", &r), 0);
-	bg = first_number(&r.out[1]);
-	CHECK(bg > 1 && gone_within(bg, bound));
-	spawnkit_run_result_free(&r);
+	/* ...even one that moved to a process group of its own, as job
+	 * control makes, after its parent exited: found by its session */
+	{
+		char script[2 * PATH_MAX];
+
+		snprintf(script, sizeof(script), "%s --fork-pgrp | grep child", helper("attrs"));
+		CHECK_EQ(run_sh(&o, script, &r), 0);
+		CHECK_EQ(sscanf(joined(&r.out[1]), "child %d", &bg), 1);
+		CHECK(bg > 1 && gone_within(bg, bound));
+		spawnkit_run_result_free(&r);
+	}
 
 	/* opting out of the new session: nothing is killed after the exit
 	 * (the job is ours to clean up here) */
