@@ -114,6 +114,7 @@ pid_t spawnkit_spawn(struct spawnkit_template *t, char *const argv[],
                      char *const envp[],
                      const struct spawn_template_action *actions,
                      unsigned int nr_actions, unsigned int flags, int *pidfd);
+int spawnkit_pidfd_wait(int pidfd, int options, int *wstatus);
 pid_t spawnkit_spawn_args(struct spawnkit_template *t,
                           struct spawn_template_spawn_args *args, size_t size);
 int spawnkit_sys_spawn_template_create(struct spawn_template_create_args *args,
