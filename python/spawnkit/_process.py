@@ -21,7 +21,8 @@ from typing import (IO, Any, Iterable, List, Mapping, Optional, Sequence,
 
 from ._errors import StaleTemplateError, error_from_errno, lost_status_error
 from ._ffi import ffi, lib
-from ._template import StrOrBytesPath, Template, _search_path, template_cache
+from ._cache import REMAKES, template_cache
+from ._template import StrOrBytesPath, Template, _search_path
 from ._tree import kill_tree as _kill_tree
 
 __all__ = ["PIPE", "STDOUT", "DEVNULL", "Process", "spawn"]
@@ -34,7 +35,6 @@ DEVNULL = subprocess.DEVNULL
 #: restore_signals=True does (Python itself ignores SIGPIPE and SIGXFSZ).
 RESTORED_SIGNALS = (signal.SIGPIPE, signal.SIGXFSZ)
 
-_STALE_RETRIES = 8         # a file replaced again between retries is rare
 _DUP2 = lib.SPAWN_TEMPLATE_ACTION_DUP2
 _FCHDIR = lib.SPAWN_TEMPLATE_ACTION_FCHDIR
 _SIGMASK = lib.SPAWN_TEMPLATE_ACTION_SIGMASK
@@ -492,17 +492,26 @@ def _spawn_raw(args: Argv, *, executable: Optional[StrOrBytesPath] = None,
         flags = lib.SPAWNKIT_SPAWN_INHERIT_FDS if inherit_fds or setup.inherit else 0
         pidfd_p = ffi.new("int *", -1)
         program = os.fsencode(executable) if executable is not None else argv_b[0]
-        if template is not None:
-            tmpl, path = template, None
-        else:
+        path: Optional[bytes] = None
+        if template is None:
             try:
                 path = _resolve(program, env, cwd_path)
-                tmpl = template_cache.get(path)
             except OSError as e:
                 # Name the program as the caller wrote it, as subprocess does.
                 raise error_from_errno(e.errno or 0, os.fsdecode(program)) from None
-        for _ in range(_STALE_RETRIES):
-            ptr = tmpl._acquire()
+        # The cache policy (spawnkit_template_cache_max(3)): a cached
+        # template that fails with ESTALE (file replaced) or EACCES
+        # (credentials changed since it was made) is remade from its path,
+        # at most REMAKES times; an explicit template reports the error.
+        for attempt in range(REMAKES + 1):
+            if path is None:
+                tmpl = template
+                ptr = tmpl._acquire()
+            else:
+                try:
+                    tmpl, ptr = template_cache.acquire(path, tmpl if attempt else None)
+                except OSError as e:
+                    raise error_from_errno(e.errno or 0, os.fsdecode(program)) from None
             try:
                 pid = lib.spawnkit_spawn(ptr, argv_p, envp, actions, len(acts),
                                          flags, pidfd_p)
@@ -510,11 +519,9 @@ def _spawn_raw(args: Argv, *, executable: Optional[StrOrBytesPath] = None,
                 tmpl._release()
             if pid >= 0:
                 break
-            if -pid != errno.ESTALE or path is None:
+            if (-pid not in (errno.ESTALE, errno.EACCES) or path is None
+                    or attempt == REMAKES):
                 raise error_from_errno(-pid, os.fsdecode(program))
-            tmpl = template_cache.replace_stale(path, tmpl)
-        else:
-            raise StaleTemplateError(os.fsdecode(program))
     except BaseException:
         setup.close_all()
         raise
