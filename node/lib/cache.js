@@ -9,12 +9,12 @@
 //  - a template unused for templateCacheIdleSec seconds is closed (checked
 //    whenever the cache is used);
 //  - run.js remakes a template that failed with ESTALE or EACCES at most
-//    templateCacheRemakes times per call.
+//    STALE_RETRIES (SPAWNKIT_STALE_RETRIES) times per call.
 // Closing a template does not touch the children started from it.
 const native = require('./native');
 const { Template } = require('./template');
 
-const REMAKES = native.templateCacheRemakes;
+const REMAKES = native.STALE_RETRIES;
 
 class TemplateCache {
   constructor({ maxSize, idleMs, clock } = {}) {

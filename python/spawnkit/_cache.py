@@ -9,7 +9,7 @@ Node binding follows too:
     (checked whenever the cache is used);
   - a template that fails with ESTALE (file replaced) or EACCES (credentials
     changed since it was made) is remade from its path, at most
-    SPAWNKIT_TEMPLATE_CACHE_REMAKES times per spawn (see _process.py).
+    SPAWNKIT_STALE_RETRIES times per spawn (see _process.py).
 Closing a template another thread is spawning from is safe: the C object
 goes when that spawn returns (Template.close()).
 """
@@ -27,7 +27,7 @@ from ._template import StrOrBytesPath, Template
 __all__ = ["TemplateCache", "template_cache", "REMAKES"]
 
 #: How many times one spawn remakes a cached template (ESTALE, EACCES).
-REMAKES = lib.SPAWNKIT_TEMPLATE_CACHE_REMAKES
+REMAKES = lib.SPAWNKIT_STALE_RETRIES
 
 
 class TemplateCache:
