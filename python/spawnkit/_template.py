@@ -12,7 +12,7 @@ import errno
 import os
 import stat
 import threading
-from typing import Optional, Union
+from typing import Any, Optional, Union
 
 from ._errors import error_from_errno
 from ._ffi import ffi, lib
@@ -170,7 +170,7 @@ class Template:
 
     # ---- lifetime: in-flight spawns keep the C object alive -------------
 
-    def _acquire(self):  # type: ignore[no-untyped-def]
+    def _acquire(self) -> Any:
         with self._lock:
             if self._closing or self._ptr is None:
                 raise ValueError("spawn template is closed")
