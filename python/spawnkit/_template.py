@@ -210,3 +210,13 @@ class Template:
     def __repr__(self) -> str:
         state = "closed" if self.closed else self.backend
         return f"<spawnkit.Template {self.path!r} {state}>"
+
+
+def __getattr__(name: str) -> Any:
+    """The cache lived here before _cache.py: code that imports
+    template_cache or TemplateCache from this module keeps working (looked
+    up on use, since _cache.py imports this module)."""
+    if name in ("TemplateCache", "template_cache"):
+        from . import _cache
+        return getattr(_cache, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
