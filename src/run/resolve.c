@@ -57,7 +57,7 @@ int sk_run_resolve(const struct spawnkit_run_opts *o, char *out, size_t outlen)
 {
 	const char *file = o->file ? o->file : o->argv[0];
 	const char *path = o->path;
-	char found[PATH_MAX];
+	char found[PATH_MAX], cwd[PATH_MAX];
 	int ret;
 
 	if (!*file)
@@ -66,9 +66,17 @@ int sk_run_resolve(const struct spawnkit_run_opts *o, char *out, size_t outlen)
 		return absolute(o->cwd_fd, file, out, outlen);
 	if (!path)
 		path = env_path(o->envp);
-	ret = spawnkit_pathsearch(file, path, found, sizeof(found));
+	if (o->cwd_fd >= 0) {
+		/* relative PATH entries name directories under the child's
+		 * working directory, as execvp in the child would take them */
+		ret = base_dir(o->cwd_fd, cwd, sizeof(cwd));
+		if (ret)
+			return ret;
+	}
+	ret = spawnkit_pathsearch_cwd(file, path, o->cwd_fd >= 0 ? cwd : NULL,
+				      found, sizeof(found));
 	if (ret < 0)
 		return ret;
-	/* a relative PATH entry was searched from our own directory */
+	/* without cwd_fd a relative entry was searched from our directory */
 	return absolute(-1, found, out, outlen);
 }

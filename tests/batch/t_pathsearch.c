@@ -101,8 +101,7 @@ int main(void)
 
 	CHECK_ERR(spawnkit_pathsearch("nothing", path, out, sizeof(out)), ENOENT);
 	CHECK_ERR(spawnkit_pathsearch("noexec", path, out, sizeof(out)), EACCES);
-	/* only a directory of that name: EACCES, as execvp (and Python's
-	 * subprocess, PermissionError) say, not ENOENT */
+	/* a directory of that name: execvp's EACCES (issue 12, #4) */
 	CHECK_ERR(spawnkit_pathsearch("dir", path, out, sizeof(out)), EACCES);
 	CHECK_ERR(spawnkit_pathsearch("", path, out, sizeof(out)), EINVAL);
 	CHECK_ERR(spawnkit_pathsearch(NULL, path, out, sizeof(out)), EINVAL);

@@ -165,6 +165,16 @@ int main(void)
 		ret = spawnkit_run(&o, &r);
 		CHECK_EQ(ret, 0);
 		spawnkit_run_result_free(&r);
+		/* a relative PATH entry is under the child's directory */
+		o.envp = NULL;
+		o.path = ".";
+		CHECK_ERR(spawnkit_run(&o, &r), ENOENT);	/* not under ours */
+		o.cwd_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		ret = spawnkit_run(&o, &r);
+		CHECK_EQ(ret, 0);
+		CHECK(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0);
+		spawnkit_run_result_free(&r);
+		close(o.cwd_fd);
 	}
 
 	/* on_output sees every byte; a non-zero return stops the run */
