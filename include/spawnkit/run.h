@@ -28,7 +28,12 @@ extern "C" {
 /* spawnkit_run_opts.flags */
 #define SPAWNKIT_RUN_NO_NEW_SESSION	(1U << 0) /* stay in the caller's session
 						     and process group */
-#define SPAWNKIT_RUN_FLAGS		(SPAWNKIT_RUN_NO_NEW_SESSION)
+#define SPAWNKIT_RUN_SWEEP		(1U << 1) /* after a clean exit, look for
+						     session members in other
+						     groups even when the
+						     child's group is empty
+						     (a /proc scan per run) */
+#define SPAWNKIT_RUN_FLAGS		(SPAWNKIT_RUN_NO_NEW_SESSION | SPAWNKIT_RUN_SWEEP)
 
 /* Where each of the child's standard fds goes (spawnkit_run_opts.std_mode) */
 #define SPAWNKIT_RUN_PIPE	0	/* stdin: fed from input/input_len;

@@ -226,7 +226,11 @@ int sk_pump_run(struct sk_pump *p)
 	}
 	/* The direct child is gone: what is left of its session, group and
 	 * cgroup goes too (background jobs of a successful call included). */
-	if (p->group || o->cgroup_fd >= 0)
+	/* The common case costs one kill(2): a group with nobody left and no
+	 * cgroup means no /proc scan, unless the caller wants the session's
+	 * other groups swept too (SPAWNKIT_RUN_SWEEP). */
+	if (o->cgroup_fd >= 0 || (p->group && (killed || (o->flags & SPAWNKIT_RUN_SWEEP) ||
+					       sk_syscall2(SYS_kill, -p->pid, 0) == 0)))
 		kill_tree(p, 1);
 	for (i = 0; i < 3; i++)
 		close_fd(&p->fd[i]);

@@ -5,6 +5,7 @@
  * modes, environment and working directory, the on_output callback, and
  * the program search (PATH, EACCES for a directory).
  */
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include "run_util.h"
 
@@ -191,6 +192,42 @@ int main(void)
 	CHECK(r.why & SPAWNKIT_RUN_STOPPED);
 	CHECK(WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGKILL);
 	spawnkit_run_result_free(&r);
+
+	/* extra actions: umask and a resource limit through o.actions */
+	{
+		struct spawn_template_action acts[2];
+		struct spawn_template_rlimit rl = { 32, 32 };
+		char *argv_a[] = { "attrs", NULL };
+
+		spawnkit_run_opts_init(&o);
+		o.argv = argv_a;
+		o.file = helper("attrs");
+		spawnkit_action_umask(&acts[0], 077);
+		spawnkit_action_setrlimit(&acts[1], RLIMIT_NOFILE, &rl);
+		o.actions = acts;
+		o.nr_actions = 2;
+		CHECK_EQ(spawnkit_run(&o, &r), 0);
+		CHECK(strstr(joined(&r.out[1]), "umask 077\n") != NULL);
+		CHECK(strstr(joined(&r.out[1]), "nofile 32 32\n") != NULL);
+		/* and the default session: the child leads its own */
+		{
+			char want[64];
+
+			snprintf(want, sizeof(want), "sid %d\n", (int)r.pid);
+			CHECK(strstr(joined(&r.out[1]), want) != NULL);
+		}
+		spawnkit_run_result_free(&r);
+		o.flags = SPAWNKIT_RUN_NO_NEW_SESSION;
+		o.nr_actions = 0;
+		CHECK_EQ(spawnkit_run(&o, &r), 0);
+		{
+			char want[64];
+
+			snprintf(want, sizeof(want), "sid %d\n", (int)getsid(0));
+			CHECK(strstr(joined(&r.out[1]), want) != NULL);
+		}
+		spawnkit_run_result_free(&r);
+	}
 
 	/* errno is left alone */
 	spawnkit_run_opts_init(&o);

@@ -80,12 +80,14 @@ int main(void)
 	bg = first_number(&r.out[1]);
 	CHECK(bg > 1 && gone_within(bg, bound));
 	spawnkit_run_result_free(&r);
-	/* ...even one that moved to a process group of its own, as job
-	 * control makes, after its parent exited: found by its session */
+	/* ...and, with SPAWNKIT_RUN_SWEEP, one that moved to a process group
+	 * of its own, as job control makes, after its parent exited: found by
+	 * its session (without the flag an empty group means no scan) */
 	{
 		char script[2 * PATH_MAX];
 
 		snprintf(script, sizeof(script), "%s --fork-pgrp | grep child", helper("attrs"));
+		o.flags = SPAWNKIT_RUN_SWEEP;
 		CHECK_EQ(run_sh(&o, script, &r), 0);
 		CHECK_EQ(sscanf(joined(&r.out[1]), "child %d", &bg), 1);
 		CHECK(bg > 1 && gone_within(bg, bound));
