@@ -69,11 +69,14 @@ int main(void)
 	CHECK(r->pid > 0 && r->status == 0);
 	CHECK_EQ(val(r, "pgid"), r->pid);
 	CHECK_EQ(val(r, "sid"), getsid(0));
-	/* into our own group: allowed, same session */
-	spawnkit_action_setpgid(&a[0], getpgid(0));
-	run(a, 1, r);
-	CHECK(r->pid > 0 && r->status == 0);
-	CHECK_EQ(val(r, "pgid"), getpgid(0));
+	/* into our own group: allowed, same session (not nameable where our
+	 * group is 0, as under the guest's init: 0 means "a new group") */
+	if (getpgid(0) > 0) {
+		spawnkit_action_setpgid(&a[0], getpgid(0));
+		run(a, 1, r);
+		CHECK(r->pid > 0 && r->status == 0);
+		CHECK_EQ(val(r, "pgid"), getpgid(0));
+	}
 	/* a group that does not exist in the session: EPERM */
 	spawnkit_action_setpgid(&a[0], 0x3ffffff0);
 	run(a, 1, r);
