@@ -5,6 +5,7 @@ const { Template } = require('./lib/template');
 const { SpawnkitChild } = require('./lib/child');
 const { run, execFile, clearTemplateCache, templateCacheSize } = require('./lib/run');
 const { AbortError } = require('./lib/errors');
+const { registerStats } = require('./lib/register/stats');
 
 module.exports = {
   Template,
@@ -14,6 +15,8 @@ module.exports = {
   clearTemplateCache,
   templateCacheSize,
   AbortError,
+  // Starts routed through spawnkit / handed to stock by spawnkit/register.
+  registerStats,
   // Whether the addon resolves commands with the C library's PATH search.
   nativePathSearch: native.pathsearchNative,
 };
