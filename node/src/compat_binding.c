@@ -10,6 +10,7 @@
  *   compatSpawnSync(tmpl, argv[], envp[], cwd|null, spec[], readable[],
  *                   inputs[], timeoutMs, maxBuffer, killSignal)
  *       -> [pid, exited, status, termsig, error, outputs[]] | -errno
+ *   compatPipes(spec[]) -> fds[] | -errno   (see js_compat_pipes)
  *
  * spec[i] is COMPAT_PIPE (-1), COMPAT_IGNORE (-2) or a parent fd.
  */
@@ -241,11 +242,56 @@ napi_fail:
 	goto out;
 }
 
+/* Our ends of fresh socketpairs for the COMPAT_PIPE slots, the other ends
+ * closed: what uv_spawn leaves in the Pipe handles when the exec failed
+ * (ENOENT, EACCES), so the streams Node makes then read EOF and close. */
+static napi_value js_compat_pipes(napi_env env, napi_callback_info info)
+{
+	size_t argc = 1;
+	napi_value argv[1], fds = NULL;
+	struct compat_plan *plan = malloc(sizeof(*plan));
+	int spec[COMPAT_MAX_SLOTS], r;
+	uint32_t n;
+
+	if (!plan)
+		return num(env, -ENOMEM);
+	CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+	CHECK(napi_get_array_length(env, argv[0], &n));
+	if (n > COMPAT_MAX_SLOTS) {
+		fds = num(env, -E2BIG);
+		goto out;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		napi_value item;
+
+		CHECK(napi_get_element(env, argv[0], i, &item));
+		CHECK(napi_get_value_int32(env, item, &spec[i]));
+		if (spec[i] != COMPAT_PIPE)
+			spec[i] = COMPAT_IGNORE;
+	}
+	r = compat_plan_build(plan, spec, (int)n, NULL);
+	if (r < 0) {
+		fds = num(env, r);
+		goto out;
+	}
+	compat_plan_finish(plan, 1);
+	CHECK(napi_create_array_with_length(env, n, &fds));
+	for (uint32_t i = 0; i < n; i++)
+		CHECK(napi_set_element(env, fds, i, num(env, plan->parent_fd[i])));
+out:
+	free(plan);
+	return fds;
+napi_fail:
+	fds = NULL;
+	goto out;
+}
+
 napi_status compat_binding_init(napi_env env, napi_value exports)
 {
 	const napi_property_descriptor props[] = {
 		{ "compatSpawn", NULL, js_compat_spawn, NULL, NULL, NULL, napi_default, NULL },
 		{ "compatSpawnSync", NULL, js_compat_spawn_sync, NULL, NULL, NULL, napi_default, NULL },
+		{ "compatPipes", NULL, js_compat_pipes, NULL, NULL, NULL, napi_default, NULL },
 	};
 
 	return napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props);

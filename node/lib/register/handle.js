@@ -12,6 +12,9 @@ const { signalName } = require('../signals');
 const stats = require('./stats');
 
 const ESRCH = -3;
+// EACCES, EAGAIN, ENOENT: 'error' events for which Node goes on to make
+// the stdio streams (not EMFILE, ENFILE: it returns before).
+const OPENED_ON_ERROR = new Set([-13, -11, -2]);
 let NativeProcess = null; // set by index.js before any use
 
 function setNativeProcess(P) {
@@ -20,7 +23,7 @@ function setNativeProcess(P) {
 
 class SkProcess {
   constructor() {
-    this.pid = 0;
+    // pid stays undefined unless a child started, as on a native Process.
     this.onexit = null;
     this._native = null; // a native Process: adopted, or made for a fallback
     this._stock = false; // this start went to the native Process
@@ -46,10 +49,20 @@ class SkProcess {
       (code, sig) => this._onExit(code, sig)));
     if (res.fallback) return this._spawnStock(options, res.fallback);
     stats.routed();
-    if (typeof res === 'number') return res; // Node turns it into its error
-    const [pid, child, fds] = res;
-    this.pid = pid;
-    this._child = child;
+    let fds;
+    if (typeof res === 'number') {
+      // Node turns the errno into its error.  For the ones it reports as
+      // an 'error' event it still makes streams of the Pipe handles, which
+      // uv_spawn has opened: give them sockets that read EOF.
+      if (!OPENED_ON_ERROR.has(res)) return res;
+      fds = native.compatPipes(p.spec);
+      if (typeof fds === 'number') return res;
+    } else {
+      const [pid, child] = res;
+      this.pid = pid;
+      this._child = child;
+      fds = res[2];
+    }
     for (let i = 0; i < fds.length; i++) {
       if (fds[i] < 0) continue;
       // The Pipe handle Node made for this slot takes our socket end, as
@@ -57,7 +70,7 @@ class SkProcess {
       const err = options.stdio[i].handle.open(fds[i]);
       if (err) require('node:fs').closeSync(fds[i]);
     }
-    return 0;
+    return typeof res === 'number' ? res : 0;
   }
 
   _spawnStock(options, reason) {

@@ -1,0 +1,74 @@
+'use strict';
+// spawnkit/register against stock child_process: every scenario of
+// test/register/scenarios.js (written from Node's documentation) is run
+// once by stock Node and once under `node -r register.js`; the
+// observations must be equal, the documented behaviour must hold, and
+// register must have started each scenario as its `route` says (through
+// spawnkit, or handed to stock for the stated reason).
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const path = require('node:path');
+const { execFileSync } = require('node:child_process');
+const { scenarios, cleanup } = require('./register/scenarios');
+
+const observe = path.join(__dirname, 'register', 'observe.js');
+const register = path.join(__dirname, '..', 'register.js');
+cleanup(); // this process only reads the checks
+
+function runObserve(extra) {
+  const out = execFileSync(process.execPath, [...extra, observe],
+    { encoding: 'utf8', maxBuffer: 64 << 20, timeout: 120_000 });
+  return JSON.parse(out);
+}
+
+const stock = runObserve([]);
+const routed = runObserve(['-r', register]);
+
+for (const [name, sc] of Object.entries(scenarios)) {
+  test(name, () => {
+    assert.ok(stock[name] && routed[name], 'scenario ran in both runs');
+    assert.equal(stock[name].obs.scenarioThrew, undefined, stock[name].obs.scenarioThrew);
+    sc.check(stock[name].obs);
+    assert.deepEqual(routed[name].obs, stock[name].obs);
+    assert.equal(routed[name].route, sc.route);
+  });
+}
+
+test('register routes every scenario it can honour', () => {
+  const names = Object.keys(scenarios);
+  const n = names.filter((k) => routed[k].route === 'routed').length;
+  assert.ok(n >= names.length - 5, `${n} of ${names.length} routed`);
+});
+
+test('registerStats() counts and copies', () => {
+  const code = `
+    const sk = require(${JSON.stringify(path.join(__dirname, '..'))});
+    const cp = require('node:child_process');
+    const a = sk.registerStats();
+    cp.spawnSync('true');
+    cp.spawnSync('true', { detached: true });
+    const b = sk.registerStats();
+    b.reasons.x = 1;
+    console.log(JSON.stringify([a, b, sk.registerStats()]));`;
+  const [a, b, c] = JSON.parse(execFileSync(process.execPath, ['-r', register, '-e', code], { encoding: 'utf8' }));
+  assert.deepEqual(a, { routed: 0, fallback: 0, reasons: {} });
+  assert.deepEqual(c, { routed: 1, fallback: 1, reasons: { detached: 1 } });
+  assert.equal(b.routed, 1);
+});
+
+test('import "spawnkit/register" from an ES module, after child_process was loaded', () => {
+  const code = `
+    import cp from 'node:child_process';
+    import ${JSON.stringify(register)};
+    import { createRequire } from 'node:module';
+    const sk = createRequire(import.meta.url)(${JSON.stringify(path.join(__dirname, '..'))});
+    const c = cp.spawn('echo', ['esm']);
+    let out = '';
+    c.stdout.on('data', (d) => { out += d; });
+    c.on('close', (code) => {
+      const sync = String(cp.execFileSync('echo', ['s']));
+      console.log(JSON.stringify({ out, code, stats: sk.registerStats(), sync, ok: c instanceof cp.ChildProcess }));
+    });`;
+  const r = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8' }));
+  assert.deepEqual(r, { out: 'esm\n', code: 0, stats: { routed: 2, fallback: 0, reasons: {} }, sync: 's\n', ok: true });
+});
