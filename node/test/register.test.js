@@ -9,9 +9,9 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
-const { scenarios, cleanup } = require('./register/scenarios');
+const { scenarios, cleanup } = require('../compat/scenarios');
 
-const observe = path.join(__dirname, 'register', 'observe.js');
+const observe = path.join(__dirname, '..', 'compat', 'observe.js');
 const register = path.join(__dirname, '..', 'register.js');
 cleanup(); // this process only reads the checks
 

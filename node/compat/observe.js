@@ -7,8 +7,8 @@ const { scenarios, cleanup, tmp } = require('./scenarios');
 
 let stats = null;
 try {
-  const sk = require('../..');
-  if (require('../../lib/register').isInstalled()) stats = sk.registerStats;
+  const sk = require('..');
+  if (require('../lib/register').isInstalled()) stats = sk.registerStats;
 } catch {
   // stock run without the addon: no route recorded
 }
