@@ -72,3 +72,19 @@ test('import "spawnkit/register" from an ES module, after child_process was load
   const r = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8' }));
   assert.deepEqual(r, { out: 'esm\n', code: 0, stats: { routed: 2, fallback: 0, reasons: {} }, sync: 's\n', ok: true });
 });
+
+test('without a usable addon register still installs and every start is stock, counted', () => {
+  // A stand-in for ../lib/native that has no drop-in functions, as on a
+  // platform where only a portable fallback loads.
+  const code = `
+    const Module = require('node:module');
+    const native = require.resolve(${JSON.stringify(path.join(__dirname, '..', 'lib', 'native.js'))});
+    require.cache[native] = Object.assign(new Module(native), { loaded: true, exports: {} });
+    require(${JSON.stringify(register)});
+    const cp = require('node:child_process');
+    const stats = require(${JSON.stringify(path.join(__dirname, '..', 'lib', 'register', 'stats.js'))});
+    const out = String(cp.execFileSync('echo', ['still works']));
+    cp.execFile('echo', ['async'], (err, so) => console.log(JSON.stringify({ out, so, s: stats.registerStats() })));`;
+  const r = JSON.parse(execFileSync(process.execPath, ['-e', code], { encoding: 'utf8' }));
+  assert.deepEqual(r, { out: 'still works\n', so: 'async\n', s: { routed: 0, fallback: 2, reasons: { 'no-addon': 2 } } });
+});

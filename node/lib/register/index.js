@@ -11,6 +11,7 @@
 //   - sync (spawnSync, execSync, execFileSync): the spawn_sync binding's
 //     spawn() (./sync.js).
 // fork() goes through the same handle and is handed to stock (ipc).
+// Without a usable addon every start goes to stock, counted as 'no-addon'.
 const { SkProcess, setNativeProcess } = require('./handle');
 const { makeSpawnSync } = require('./sync');
 
@@ -18,7 +19,6 @@ let installed = false;
 
 function install() {
   if (installed) return;
-  require('../native'); // fail here, before anything is patched
   const processWrap = process.binding('process_wrap');
   const spawnSync = process.binding('spawn_sync');
   setNativeProcess(processWrap.Process);

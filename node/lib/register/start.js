@@ -7,7 +7,7 @@
 // { fallback: reason } for what only stock can reproduce.
 const fs = require('node:fs');
 const path = require('node:path');
-const native = require('../native');
+const { addon: native } = require('./addon');
 const { searchInJs } = require('../resolve');
 const { errnoName } = require('../errors');
 
