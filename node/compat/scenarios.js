@@ -306,10 +306,15 @@ const scenarios = {
     check: (o) => assert.equal(o.stdout, 'no-shebang arg\n'),
   },
   'spawn: detached starts a new session': {
-    route: 'detached',
+    route: 'routed',
     run: () => watch(cp.spawn('sh', ['-c', 'test "$(ps -o sid= -p $$ | tr -d " ")" = "$$" && echo leader'],
       { detached: true })),
     check: (o) => assert.equal(o.stdout, 'leader\n'),
+  },
+  'spawn: uid and gid go to stock': {
+    route: 'uid',
+    run: () => watch(cp.spawn('id', ['-u'], { uid: process.getuid(), gid: process.getgid() })),
+    check: (o) => assert.equal(o.stdout, `${process.getuid()}\n`),
   },
   'spawn: windowsHide and windowsVerbatimArguments change nothing on Linux': {
     route: 'routed',
@@ -432,10 +437,21 @@ const scenarios = {
       assert.equal(o[1].signal, 'SIGTERM');
     },
   },
-  'spawnSync: detached goes to stock': {
-    route: 'detached',
-    run: () => syncShape(cp.spawnSync('true', { detached: true })),
-    check: (o) => assert.equal(o.status, 0),
+  'spawnSync: detached starts a new session': {
+    route: 'routed',
+    run: () => syncShape(cp.spawnSync('sh', ['-c', 'test "$(ps -o sid= -p $$ | tr -d " ")" = "$$" && echo leader'],
+      { detached: true })),
+    check: (o) => assert.equal(o.stdout, 'leader\n'),
+  },
+  'spawn: detached, then kill the process group': {
+    route: 'routed',
+    run: async () => {
+      const c = cp.spawn('sh', ['-c', 'sleep 30 & echo started; wait'], { detached: true });
+      await once(c.stdout, 'data');
+      process.kill(-c.pid, 'SIGTERM');
+      return watch(c);
+    },
+    check: (o) => assert.equal(o.signalCode, 'SIGTERM'),
   },
   'execSync: output, failure, input, shell': {
     route: 'routed',

@@ -5,14 +5,16 @@
  * routed and builds Node's objects; these start the child with
  * compat_plan's stdio and, for spawnSync, run sync_wait.
  *
- *   compatSpawn(tmpl, argv[], envp[], cwd|null, spec[], onExit)
+ *   compatSpawn(tmpl, argv[], envp[], cwd|null, spec[], detached, onExit)
  *       -> [pid, child, fds[]] | -errno
- *   compatSpawnSync(tmpl, argv[], envp[], cwd|null, spec[], readable[],
- *                   inputs[], timeoutMs, maxBuffer, killSignal)
+ *   compatSpawnSync(tmpl, argv[], envp[], cwd|null, spec[], detached,
+ *                   readable[], inputs[], timeoutMs, maxBuffer, killSignal)
  *       -> [pid, exited, status, termsig, error, outputs[]] | -errno
  *   compatPipes(spec[]) -> fds[] | -errno   (see js_compat_pipes)
  *
- * spec[i] is COMPAT_PIPE (-1), COMPAT_IGNORE (-2) or a parent fd.
+ * spec[i] is COMPAT_PIPE (-1), COMPAT_IGNORE (-2) or a parent fd; detached
+ * (a new session) is SPAWNKIT_SPAWN_SETSID, -EOPNOTSUPP where the backend
+ * cannot.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -33,6 +35,7 @@ struct start {
 	char **argv, **envp, *cwd;
 	int spec[COMPAT_MAX_SLOTS];
 	int n;
+	bool detached;
 };
 
 static void start_free(struct start *s)
@@ -42,7 +45,7 @@ static void start_free(struct start *s)
 	free(s->cwd);
 }
 
-/* argv[0..4] of either call.  0, or -1 with an exception pending, or
+/* argv[0..5] of either call.  0, or -1 with an exception pending, or
  * -errno to return as a number. */
 static int start_parse(napi_env env, napi_value *argv, struct start *s)
 {
@@ -76,6 +79,8 @@ static int start_parse(napi_env env, napi_value *argv, struct start *s)
 		if (napi_get_element(env, argv[4], i, &item) != napi_ok ||
 		    napi_get_value_int32(env, item, &s->spec[i]) != napi_ok)
 			return -1;
+	if (napi_get_value_bool(env, argv[5], &s->detached) != napi_ok)
+		return -1;
 	return 0;
 }
 
@@ -89,15 +94,16 @@ static pid_t start_child(struct start *s, struct compat_plan *plan, int *pidfd)
 	if (r < 0)
 		return r;
 	pid = spawnkit_spawn(s->box->t, s->argv, s->envp, plan->actions,
-			     plan->nr_actions, SPAWNKIT_SPAWN_INHERIT_FDS, pidfd);
+			     plan->nr_actions, SPAWNKIT_SPAWN_INHERIT_FDS |
+			     (s->detached ? SPAWNKIT_SPAWN_SETSID : 0), pidfd);
 	compat_plan_finish(plan, pid >= 0);
 	return pid;
 }
 
 static napi_value js_compat_spawn(napi_env env, napi_callback_info info)
 {
-	size_t argc = 6;
-	napi_value argv[6], result = NULL, ext, fds;
+	size_t argc = 7;
+	napi_value argv[7], result = NULL, ext, fds;
 	struct compat_plan *plan = malloc(sizeof(*plan));
 	struct child_watch *w;
 	struct start s;
@@ -118,7 +124,7 @@ static napi_value js_compat_spawn(napi_env env, napi_callback_info info)
 		result = num(env, pid);
 		goto out;
 	}
-	r = child_watch_start(env, pid, pidfd, argv[5], &w);
+	r = child_watch_start(env, pid, pidfd, argv[6], &w);
 	if (r < 0) {
 		/* Cannot watch it: do not leave an orphan running. */
 		sk_pidfd_signal(pidfd, SIGKILL);
@@ -149,8 +155,8 @@ napi_fail:
 
 static napi_value js_compat_spawn_sync(napi_env env, napi_callback_info info)
 {
-	size_t argc = 10;
-	napi_value argv[10], result = NULL, outs, item;
+	size_t argc = 11;
+	napi_value argv[11], result = NULL, outs, item;
 	struct compat_plan *plan = malloc(sizeof(*plan));
 	struct sync_slot *slots = NULL;
 	struct sync_result res;
@@ -168,9 +174,9 @@ static napi_value js_compat_spawn_sync(napi_env env, napi_callback_info info)
 			result = num(env, r);
 		goto out;
 	}
-	CHECK(napi_get_value_double(env, argv[7], &timeout));
-	CHECK(napi_get_value_double(env, argv[8], &max_buffer));
-	CHECK(napi_get_value_int32(env, argv[9], &kill_sig));
+	CHECK(napi_get_value_double(env, argv[8], &timeout));
+	CHECK(napi_get_value_double(env, argv[9], &max_buffer));
+	CHECK(napi_get_value_int32(env, argv[10], &kill_sig));
 	slots = calloc((size_t)s.n + 1, sizeof(*slots));
 	if (!slots) {
 		result = num(env, -ENOMEM);
@@ -182,10 +188,10 @@ static napi_value js_compat_spawn_sync(napi_env env, napi_callback_info info)
 		bool readable = false, is_buf = false;
 		napi_valuetype type;
 
-		CHECK(napi_get_element(env, argv[5], (uint32_t)i, &item));
+		CHECK(napi_get_element(env, argv[6], (uint32_t)i, &item));
 		CHECK(napi_get_value_bool(env, item, &readable));
 		slots[i].is_input = readable;
-		CHECK(napi_get_element(env, argv[6], (uint32_t)i, &item));
+		CHECK(napi_get_element(env, argv[7], (uint32_t)i, &item));
 		CHECK(napi_typeof(env, item, &type));
 		if (type == napi_object)
 			CHECK(napi_is_typedarray(env, item, &is_buf));

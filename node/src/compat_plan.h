@@ -9,7 +9,8 @@
  * libuv opens it) and nothing above; an fd slot is a dup2 of a parent fd.
  * Signal dispositions 1..31 back to default and an empty mask, as libuv's
  * child does.  The spawn is made with SPAWNKIT_SPAWN_INHERIT_FDS: like
- * uv_spawn, fds that are not close-on-exec stay open in the child.
+ * uv_spawn, fds that are not close-on-exec stay open in the child; with
+ * SPAWNKIT_SPAWN_SETSID for Node's detached.
  * No napi here: plain C.
  */
 #ifndef SPAWNKIT_NODE_COMPAT_PLAN_H

@@ -46,7 +46,7 @@ class SkProcess {
     const p = plan(options);
     if (p.reason) return this._spawnStock(options, p.reason);
     const res = start(options, (t) => native.compatSpawn(t, options.args ?? [],
-      options.envPairs ?? [], options.cwd || null, p.spec,
+      options.envPairs ?? [], options.cwd || null, p.spec, !!options.detached,
       (code, sig) => this._onExit(code, sig)));
     if (res.fallback) return this._spawnStock(options, res.fallback);
     stats.routed();

@@ -17,7 +17,6 @@ function wrapFd(entry) {
 // .spawnSync (sync) hands to the native Process / spawn_sync binding.
 // Returns { spec } or { reason }.
 function plan(options) {
-  if (options.detached) return { reason: 'detached' };
   if (options.uid !== undefined) return { reason: 'uid' };
   if (options.gid !== undefined) return { reason: 'gid' };
   const stdio = options.stdio ?? [];

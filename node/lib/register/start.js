@@ -15,6 +15,7 @@ const ENOENT = -2;
 const EACCES = -13;
 const ENOEXEC = -8;
 const ESTALE = -116;
+const EOPNOTSUPP = -95;
 const DEFAULT_PATH = '/usr/bin:/bin'; // libuv's _PATH_DEFPATH
 const CACHE_MAX = 64; // templates hold an fd each
 
@@ -97,6 +98,8 @@ function start(options, run) {
     if (err === ENOENT || err === ESTALE) drop(abs);
     // No #! line: glibc and libuv run it with /bin/sh; leave that to stock.
     if (err === ENOEXEC) return { fallback: 'ENOEXEC' };
+    // detached on a backend without a session step (the kernel's).
+    if (err === EOPNOTSUPP) return { fallback: 'detached' };
     return err === ESTALE ? ENOENT : err;
   }
 }

@@ -33,7 +33,7 @@ function makeSpawnSync(stockSpawn) {
     const maxBuffer = typeof options.maxBuffer === 'number' ? options.maxBuffer : 0;
     const killSignal = typeof options.killSignal === 'number' ? options.killSignal : SIGTERM;
     const res = start(options, (t) => native.compatSpawnSync(t, options.args ?? [],
-      options.envPairs ?? [], options.cwd || null, p.spec, readable, inputs,
+      options.envPairs ?? [], options.cwd || null, p.spec, !!options.detached, readable, inputs,
       timeout, maxBuffer, killSignal));
     if (res.fallback) {
       stats.fallback(res.fallback);
