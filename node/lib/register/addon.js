@@ -1,14 +1,19 @@
 'use strict';
-// The addon, if this platform has one with the drop-in's functions: where
-// it cannot be loaded (not built, not Linux, a portable fallback in its
-// place), register still installs and hands every start to stock.
+// The addon, if this platform has one with the drop-in's functions and a
+// backend that can spawn: where not (not built, not Linux, no pidfds, the
+// portable fallback chosen), register still installs and hands every
+// start to stock, counted under `reason`.
 let addon = null;
 try {
   addon = require('../native');
 } catch {
   addon = null;
 }
-const usable = addon !== null && typeof addon.compatSpawn === 'function' &&
-  typeof addon.compatSpawnSync === 'function';
+let reason = null;
+if (!addon || typeof addon.compatSpawn !== 'function' || typeof addon.compatSpawnSync !== 'function') {
+  reason = 'no-addon';
+} else if (typeof addon.backend === 'function' && !(addon.backend() > 0)) {
+  reason = 'no-backend';
+}
 
-module.exports = { addon, usable };
+module.exports = { addon, usable: reason === null, reason };

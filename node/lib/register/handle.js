@@ -5,7 +5,7 @@
 // order, kill(), timeout, killSignal, AbortSignal, exec's maxBuffer, error
 // objects); only the start differs: spawnkit's addon instead of uv_spawn.
 // What spawnkit cannot honour exactly is handed to a native Process.
-const { addon: native, usable } = require('./addon');
+const { addon: native, usable, reason: unusable } = require('./addon');
 const { plan } = require('./route');
 const { start } = require('./start');
 const { signalName } = require('../signals');
@@ -42,7 +42,7 @@ class SkProcess {
   }
 
   spawn(options) {
-    if (!usable) return this._spawnStock(options, 'no-addon');
+    if (!usable) return this._spawnStock(options, unusable);
     const p = plan(options);
     if (p.reason) return this._spawnStock(options, p.reason);
     const res = start(options, (t) => native.compatSpawn(t, options.args ?? [],

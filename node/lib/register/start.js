@@ -8,7 +8,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { addon: native } = require('./addon');
-const { searchInJs } = require('../resolve');
+const { resolveCommand } = require('../resolve');
 const { errnoName } = require('../errors');
 
 const ENOENT = -2;
@@ -42,15 +42,14 @@ function checkCwd(cwd) {
   return 0;
 }
 
+// The binding's own PATH search (lib/resolve.js), given the child's PATH.
 function resolve(file, envPairs, cwd) {
   const base = cwd ? path.resolve(cwd) : process.cwd();
-  if (file.includes('/')) return path.resolve(base, file);
-  const p = envPath(envPairs) ?? DEFAULT_PATH;
-  if (native.pathsearchNative && p !== '' && !p.split(':').some((d) => d === '' || d[0] !== '/')) {
-    const found = native.pathsearch(file, p);
-    if (found !== ENOENT) return found;
+  try {
+    return resolveCommand(file, [], { PATH: envPath(envPairs) ?? DEFAULT_PATH }, base);
+  } catch (err) {
+    return typeof err.errno === 'number' ? err.errno : ENOENT;
   }
-  return searchInJs(file, p, base);
 }
 
 function template(abs) {

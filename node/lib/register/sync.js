@@ -4,7 +4,7 @@
 // it and returns the same result object ({error?, status, signal, output,
 // pid}) that Node's JavaScript then turns into its results and errors.
 const { Buffer } = require('node:buffer');
-const { addon: native, usable } = require('./addon');
+const { addon: native, usable, reason: unusable } = require('./addon');
 const { plan } = require('./route');
 const { start } = require('./start');
 const { signalName } = require('../signals');
@@ -21,7 +21,7 @@ function bytes(input) {
 
 function makeSpawnSync(stockSpawn) {
   return function spawn(options) {
-    const p = usable ? plan(options) : { reason: 'no-addon' };
+    const p = usable ? plan(options) : { reason: unusable };
     if (p.reason) {
       stats.fallback(p.reason);
       return stockSpawn.call(this, options);
