@@ -235,6 +235,18 @@ const scenarios = {
     },
     check: (o) => assert.equal(o.file, 'via stream\n'),
   },
+  'spawn: one child\'s stdout as another\'s stdin (a stream handle)': {
+    route: 'routed',
+    run: async () => {
+      const a = cp.spawn('echo', ['through a socket']);
+      const b = cp.spawn('tr', ['a-z', 'A-Z'], { stdio: [a.stdout, 'pipe', 'pipe'] });
+      // a's stdout now belongs to b: a emits 'exit', and no 'close'.
+      const [ea, rb] = await Promise.all([once(a, 'exit'), watch(b)]);
+      a.stdout.destroy();
+      return { a: ea, b: rb };
+    },
+    check: (o) => assert.equal(o.b.stdout, 'THROUGH A SOCKET\n'),
+  },
   'spawn: kill() sends SIGTERM, killed is set, kill after exit is false': {
     route: 'routed',
     run: async () => {
