@@ -238,7 +238,9 @@ const scenarios = {
   'spawn: one child\'s stdout as another\'s stdin (a stream handle)': {
     route: 'routed',
     run: async () => {
-      const a = cp.spawn('echo', ['through a socket']);
+      // `sleep` first: b must read before a writes, which EAGAINs on a
+      // non-blocking stdin.
+      const a = cp.spawn('sh', ['-c', 'sleep 0.2; echo through a socket']);
       const b = cp.spawn('tr', ['a-z', 'A-Z'], { stdio: [a.stdout, 'pipe', 'pipe'] });
       // a's stdout now belongs to b: a emits 'exit', and no 'close'.
       const [ea, rb] = await Promise.all([once(a, 'exit'), watch(b)]);

@@ -74,6 +74,23 @@ int compat_plan_build(struct compat_plan *p, const int *spec, int n,
 	}
 	if (p->cwd_fd >= stage)
 		stage = p->cwd_fd + 1;
+	/*
+	 * libuv's child clears O_NONBLOCK on its fds 0..2: a program reading
+	 * its stdin expects blocking reads (`tr` fails with EAGAIN on a
+	 * non-blocking socket another Node child's stdout left behind).  The
+	 * flag lives in the open file description the parent shares, so
+	 * clearing it here is the same change, made before the spawn instead
+	 * of in the child (which has no fcntl action).
+	 */
+	for (int i = 0; i < n && i < 3; i++) {
+		int fl;
+
+		if (spec[i] < 0)
+			continue;
+		fl = fcntl(src[i], F_GETFL);
+		if (fl >= 0 && (fl & O_NONBLOCK))
+			fcntl(src[i], F_SETFL, fl & ~O_NONBLOCK);
+	}
 
 	add_signal_reset(p);
 	/* Every source goes to a staging fd (close-on-exec) first, so no

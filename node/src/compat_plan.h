@@ -8,7 +8,8 @@
  * 'ignore' is /dev/null for fds 0..2 (read-only for 0, read-write above, as
  * libuv opens it) and nothing above; an fd slot is a dup2 of a parent fd.
  * Signal dispositions 1..31 back to default and an empty mask, as libuv's
- * child does.  The spawn is made with SPAWNKIT_SPAWN_INHERIT_FDS: like
+ * child does; O_NONBLOCK cleared on what becomes fds 0..2 (libuv clears
+ * it in the child, on the same open file description).  The spawn is made with SPAWNKIT_SPAWN_INHERIT_FDS: like
  * uv_spawn, fds that are not close-on-exec stay open in the child; with
  * SPAWNKIT_SPAWN_SETSID for Node's detached.
  * No napi here: plain C.

@@ -5,6 +5,7 @@
 // order, kill(), timeout, killSignal, AbortSignal, exec's maxBuffer, error
 // objects); only the start differs: spawnkit's addon instead of uv_spawn.
 // What spawnkit cannot honour exactly is handed to a native Process.
+const fs = require('node:fs');
 const { addon: native, usable, reason: unusable } = require('./addon');
 const { plan } = require('./route');
 const { start } = require('./start');
@@ -69,7 +70,7 @@ class SkProcess {
       // The Pipe handle Node made for this slot takes our socket end, as
       // libuv's uv_spawn hands it the socketpair it created.
       const err = options.stdio[i].handle.open(fds[i]);
-      if (err) require('node:fs').closeSync(fds[i]);
+      if (err) fs.closeSync(fds[i]);
     }
     return typeof res === 'number' ? res : 0;
   }
