@@ -40,6 +40,12 @@ test('register routes every scenario it can honour', () => {
   assert.ok(n >= names.length - 5, `${n} of ${names.length} routed`);
 });
 
+test('no deprecation warning from register under --pending-deprecation', () => {
+  const r = require('node:child_process').spawnSync(process.execPath, ['--pending-deprecation', '--throw-deprecation',
+    '-r', register, '-e', "require('node:child_process').execFileSync('true'); console.log('ok')"], { encoding: 'utf8' });
+  assert.deepEqual([r.status, r.stdout, r.stderr], [0, 'ok\n', '']);
+});
+
 test('registerStats() counts and copies', () => {
   const code = `
     const sk = require(${JSON.stringify(path.join(__dirname, '..'))});

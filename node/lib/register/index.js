@@ -17,10 +17,23 @@ const { makeSpawnSync } = require('./sync');
 
 let installed = false;
 
+// process.binding() warns (DEP0111) under --pending-deprecation, and throws
+// under --throw-deprecation too: that is about the caller's own use, not
+// ours, so it stays quiet for these two lookups.
+function binding(name) {
+  const saved = process.noDeprecation;
+  process.noDeprecation = true;
+  try {
+    return process.binding(name);
+  } finally {
+    process.noDeprecation = saved;
+  }
+}
+
 function install() {
   if (installed) return;
-  const processWrap = process.binding('process_wrap');
-  const spawnSync = process.binding('spawn_sync');
+  const processWrap = binding('process_wrap');
+  const spawnSync = binding('spawn_sync');
   setNativeProcess(processWrap.Process);
   if (!process.moduleLoadList.includes('NativeModule internal/child_process')) {
     processWrap.Process = SkProcess;
