@@ -442,6 +442,15 @@ const scenarios = {
       assert.equal(o.signal, 'SIGTERM');
     },
   },
+  'spawnSync: maxBuffer counts every pipe together; fd 3 output': {
+    route: 'routed',
+    run: () => [syncShape(cp.spawnSync('sh', ['-c', 'printf 123456; printf 123456 >&2; sleep 10'], { maxBuffer: 10 })),
+      syncShape(cp.spawnSync('sh', ['-c', 'echo three >&3'], { stdio: ['pipe', 'pipe', 'pipe', 'pipe'] }))],
+    check: (o) => {
+      assert.equal(o[0].error.code, 'ENOBUFS');
+      assert.deepEqual(o[1].output, [null, '', '', 'three\n']);
+    },
+  },
   'spawnSync: stdio inherit and ignore, exit by signal': {
     route: 'routed',
     run: () => [syncShape(cp.spawnSync('true', { stdio: 'inherit' })),

@@ -46,6 +46,24 @@ test('no deprecation warning from register under --pending-deprecation', () => {
   assert.deepEqual([r.status, r.stdout, r.stderr], [0, 'ok\n', '']);
 });
 
+test('unref(): the parent exits while a detached child runs on', () => {
+  for (const pre of [[], ['-r', register]]) {
+    const code = `const c = require('node:child_process').spawn('sleep', ['30'], { detached: true, stdio: 'ignore' });
+      c.unref(); console.log(c.pid);`;
+    const t0 = Date.now();
+    const pid = Number(execFileSync(process.execPath, [...pre, '-e', code], { encoding: 'utf8', timeout: 20_000 }));
+    const took = Date.now() - t0;
+    let alive = true;
+    try {
+      process.kill(-pid, 'SIGKILL'); // its own process group
+    } catch {
+      alive = false;
+    }
+    assert.ok(alive, `${pre.join(' ') || 'stock'}: the child was still running`);
+    assert.ok(took < 15_000, `${pre.join(' ') || 'stock'}: the parent took ${took} ms`);
+  }
+});
+
 test('registerStats() counts and copies', () => {
   const code = `
     const sk = require(${JSON.stringify(path.join(__dirname, '..'))});
