@@ -342,6 +342,27 @@ const scenarios = {
       thrown(() => cp.spawn('echo', [], { stdio: 'bogus' }))],
     check: (o) => assert.ok(o.every((x) => x.threw)),
   },
+  'AsyncLocalStorage: the store reaches exit, data, close and execFile callbacks': {
+    route: 'routed',
+    run: () => new Promise((resolve) => {
+      const { AsyncLocalStorage } = require('node:async_hooks');
+      const als = new AsyncLocalStorage();
+      const seen = {};
+      als.run({ id: 42 }, () => {
+        const c = cp.spawn('echo', ['x']);
+        c.on('exit', () => { seen.exit = als.getStore(); });
+        c.stdout.on('data', () => { seen.data = als.getStore(); });
+        c.on('close', () => {
+          seen.close = als.getStore();
+          cp.execFile('echo', ['y'], () => {
+            seen.execFile = als.getStore();
+            resolve(seen);
+          });
+        });
+      });
+    }),
+    check: (o) => assert.deepEqual(o, { exit: { id: 42 }, data: { id: 42 }, close: { id: 42 }, execFile: { id: 42 } }),
+  },
   'fork: stays stock (ipc)': {
     route: 'ipc',
     run: async () => {
