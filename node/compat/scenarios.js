@@ -452,6 +452,15 @@ const scenarios = {
       assert.equal(o[1].stdout, 'before\n');
     },
   },
+  'spawnSync: waits for a grandchild holding stdout, up to the timeout': {
+    route: 'routed',
+    run: () => [syncShape(cp.spawnSync('sh', ['-c', '(sleep 0.3; echo late) & echo early'], { timeout: 5000 })),
+      syncShape(cp.spawnSync('sh', ['-c', '(sleep 3; echo late) & echo early'], { timeout: 300 }))],
+    check: (o) => {
+      assert.equal(o[0].stdout, 'early\nlate\n');
+      assert.deepEqual([o[1].error.code, o[1].status, o[1].stdout], ['ETIMEDOUT', 0, 'early\n']);
+    },
+  },
   'spawnSync: maxBuffer is ENOBUFS': {
     route: 'routed',
     run: () => {
