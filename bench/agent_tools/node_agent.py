@@ -47,7 +47,7 @@ GOALS = {2048: (5.0, 5.0), 512: (2.0, None)}   # MiB: (min speed-up, max registe
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="node_agent.py", description=__doc__.split("\n\n")[1])
-    p.add_argument("--calls", type=int, default=800, help="calls per run (default 800)")
+    p.add_argument("--calls", type=int, default=480, help="calls per run (default 480: 30 per tool)")
     p.add_argument("--reps", type=int, default=3, help="repetitions (default 3)")
     p.add_argument("--resident", default="512,2048", help="MiB held by the harness, comma-separated")
     p.add_argument("--in-flight", type=int, default=16)

@@ -444,7 +444,8 @@ const scenarios = {
   'spawnSync: timeout, killSignal': {
     route: 'routed',
     run: () => [syncShape(cp.spawnSync('sleep', ['10'], { timeout: 50 })),
-      syncShape(cp.spawnSync('sh', ['-c', 'echo before; sleep 10'], { timeout: 100, killSignal: 'SIGKILL' }))],
+      // Generous: 'before' must be out before the timeout on a loaded machine.
+      syncShape(cp.spawnSync('sh', ['-c', 'echo before; sleep 10'], { timeout: 1500, killSignal: 'SIGKILL' }))],
     check: (o) => {
       assert.equal(o[0].error.code, 'ETIMEDOUT');
       assert.equal(o[0].signal, 'SIGTERM');
@@ -455,7 +456,7 @@ const scenarios = {
   'spawnSync: waits for a grandchild holding stdout, up to the timeout': {
     route: 'routed',
     run: () => [syncShape(cp.spawnSync('sh', ['-c', '(sleep 0.3; echo late) & echo early'], { timeout: 5000 })),
-      syncShape(cp.spawnSync('sh', ['-c', '(sleep 3; echo late) & echo early'], { timeout: 300 }))],
+      syncShape(cp.spawnSync('sh', ['-c', '(sleep 4; echo late) & echo early'], { timeout: 1500 }))],
     check: (o) => {
       assert.equal(o[0].stdout, 'early\nlate\n');
       assert.deepEqual([o[1].error.code, o[1].status, o[1].stdout], ['ETIMEDOUT', 0, 'early\n']);
