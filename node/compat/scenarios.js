@@ -348,16 +348,19 @@ const scenarios = {
       const { AsyncLocalStorage } = require('node:async_hooks');
       const als = new AsyncLocalStorage();
       const seen = {};
+      let left = 2;
+      const done = () => (--left === 0 ? resolve(seen) : undefined);
       als.run({ id: 42 }, () => {
         const c = cp.spawn('echo', ['x']);
-        c.on('exit', () => { seen.exit = als.getStore(); });
-        c.stdout.on('data', () => { seen.data = als.getStore(); });
+        c.on('exit', () => { seen.exit = als.getStore() ?? null; });
+        c.stdout.on('data', () => { seen.data = als.getStore() ?? null; });
         c.on('close', () => {
-          seen.close = als.getStore();
-          cp.execFile('echo', ['y'], () => {
-            seen.execFile = als.getStore();
-            resolve(seen);
-          });
+          seen.close = als.getStore() ?? null;
+          done();
+        });
+        cp.execFile('echo', ['y'], () => {
+          seen.execFile = als.getStore() ?? null;
+          done();
         });
       });
     }),

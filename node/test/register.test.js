@@ -64,6 +64,24 @@ test('unref(): the parent exits while a detached child runs on', () => {
   }
 });
 
+test('AsyncLocalStorage survives garbage collection until the exit', () => {
+  // The addon's async resource must be held until the exit callback: the
+  // store lives on it (napi_async_init alone holds it weakly).
+  const code = `
+    const { AsyncLocalStorage } = require('node:async_hooks');
+    const als = new AsyncLocalStorage();
+    als.run({ id: 7 }, () => {
+      const c = require('node:child_process').spawn('sleep', ['0.3'], { stdio: 'ignore' });
+      c.on('exit', () => console.log(JSON.stringify(als.getStore() ?? null)));
+    });
+    const t = setInterval(() => global.gc(), 20);
+    setTimeout(() => clearInterval(t), 600);`;
+  for (const pre of [[], ['-r', register]]) {
+    const out = execFileSync(process.execPath, ['--expose-gc', ...pre, '-e', code], { encoding: 'utf8' });
+    assert.equal(out, '{"id":7}\n', pre.join(' ') || 'stock');
+  }
+});
+
 test('registerStats() counts and copies', () => {
   const code = `
     const sk = require(${JSON.stringify(path.join(__dirname, '..'))});
