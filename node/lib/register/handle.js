@@ -69,7 +69,12 @@ class SkProcess {
       if (fds[i] < 0) continue;
       // The Pipe handle Node made for this slot takes our socket end, as
       // libuv's uv_spawn hands it the socketpair it created.
-      const err = options.stdio[i].handle.open(fds[i]);
+      let err;
+      try {
+        err = options.stdio[i].handle.open(fds[i]);
+      } catch (e) {
+        err = e.errno ?? -1; // uv_pipe_open failed and pipe_wrap threw
+      }
       if (err) fs.closeSync(fds[i]);
     }
     return typeof res === 'number' ? res : 0;
