@@ -145,6 +145,17 @@ const scenarios = {
     run: () => thrown(() => cp.spawn('ls', [], { cwd: aFile })),
     check: (o) => assert.equal(o.threw.code, 'ENOTDIR'),
   },
+  'spawn and spawnSync: an argument over the kernel\'s limit is E2BIG': {
+    route: 'routed',
+    run: () => {
+      const big = 'x'.repeat(200000); // above MAX_ARG_STRLEN (128 KiB)
+      return [thrown(() => cp.spawn('echo', [big])), syncShape(cp.spawnSync('echo', [big]))];
+    },
+    check: (o) => {
+      assert.equal(o[0].threw.message, 'spawn E2BIG');
+      assert.equal(o[1].error.code, 'E2BIG');
+    },
+  },
   'spawn: cwd, also as a URL': {
     route: 'routed',
     run: async () => [await watch(cp.spawn('pwd', [], { cwd: tmp })),
