@@ -22,7 +22,11 @@ const goal = arg('goal', 30);
 
 const worker = path.join(__dirname, 'register-worker.js');
 const register = path.join(__dirname, '..', 'register.js');
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
 
 function runOne(mode) {
   const pre = mode === 'register' ? ['-r', register] : [];
