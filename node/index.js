@@ -3,7 +3,9 @@
 const native = require('./lib/native');
 const { Template } = require('./lib/template');
 const { SpawnkitChild } = require('./lib/child');
-const { run, execFile, clearTemplateCache, templateCacheSize } = require('./lib/run');
+const {
+  run, execFile, clearTemplateCache, configureTemplateCache, templateCacheSize, templateCacheMaxSize,
+} = require('./lib/run');
 const { AbortError } = require('./lib/errors');
 const { registerStats } = require('./lib/register/stats');
 
@@ -13,7 +15,9 @@ module.exports = {
   run,
   execFile,
   clearTemplateCache,
+  configureTemplateCache,
   templateCacheSize,
+  templateCacheMaxSize,
   AbortError,
   // Starts routed through spawnkit / handed to stock by spawnkit/register.
   registerStats,
