@@ -57,6 +57,9 @@ $(B)/%.o: %.S
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) -c -o $@ $<
 
+# The warm interpreter's bootstrap is assembled into the library (.incbin).
+$(B)/src/warm/blob.o: src/warm/bootstrap.py
+
 $(B)/libspawnkit.a: $(LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^

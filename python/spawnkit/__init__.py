@@ -16,11 +16,13 @@ from ._process import DEVNULL, PIPE, STDOUT, Process, spawn
 from ._run import CompletedProcess, run
 from ._template import (Template, TemplateCache, backend,
                         kernel_has_spawn_template, template_cache, which)
+from ._warm import warm_shutdown, warm_stats
 
 __version__ = "0.1.0"
 
 __all__ = [
     "CompletedProcess", "DEVNULL", "NoOutputTimeoutExpired", "PIPE", "Process",
     "STDOUT", "StaleTemplateError", "Template", "TemplateCache", "backend",
-    "kernel_has_spawn_template", "run", "spawn", "template_cache", "which",
+    "kernel_has_spawn_template", "run", "spawn", "template_cache", "warm_shutdown",
+    "warm_stats", "which",
 ]
