@@ -5,7 +5,8 @@
 #                   smoke runs, Python, Node.js, and the patched kernel under QEMU
 #   make test-user  every test that needs no patched kernel
 #   make bench      the main benchmark (agent-tools table)
-#   make bench-spawn / bench-batch / bench-node / bench-kernel
+#   make bench-spawn / bench-batch / bench-node / bench-kernel / bench-warm
+#   make test-warm  warm templates: cold/warm equivalence corpus
 #   make install    PREFIX=/usr/local DESTDIR=
 #
 # Layout: include/spawnkit (public headers, UAPI mirrors), src/common (raw
@@ -43,7 +44,8 @@ EX_SRCS   := $(sort $(wildcard examples/*.c))
 EX_BINS   := $(EX_SRCS:%.c=$(B)/%)
 
 .PHONY: all lib test test-user test-c test-fuzz test-python test-node test-kernel \
-	bench bench-spawn bench-batch bench-node bench-kernel kernel deps install clean
+	test-warm bench bench-spawn bench-batch bench-node bench-kernel bench-warm kernel \
+	deps install clean
 
 all: lib $(TOOL_BINS) $(EX_BINS)
 
@@ -119,6 +121,14 @@ test-node: lib
 test-kernel:
 	$(MAKE) -C kernel test
 
+# Warm templates: the corpus cold and warm alternately, byte for byte, with
+# the configured python3 and Debian's /usr/bin/python3 (tests/warm/).
+WARM_PY ?= $(shell ./scripts/find-python.sh)
+WARM_TARGETS ?= $(WARM_PY) /usr/bin/python3
+test-warm: lib
+	$(MAKE) -C python install
+	$(WARM_PY) tests/warm/equivalence.py $(WARM_TARGETS)
+
 kernel:
 	$(MAKE) -C kernel bzImage
 
@@ -135,6 +145,10 @@ bench-batch: lib $(TOOL_BINS)
 
 bench-node: lib
 	$(MAKE) -C node bench
+
+bench-warm: lib
+	$(MAKE) -C python install
+	$(WARM_PY) bench/warm/bench_warm.py $(WARM_TARGETS)
 
 bench-kernel:
 	$(MAKE) -C kernel bench
