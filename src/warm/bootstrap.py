@@ -318,6 +318,9 @@ def _boot():
             d["__loader__"] = ldr("__main__", fname)
             d["__file__"] = fname
             d["__cached__"] = None
+            # a cold start asks the path hooks for an importer of the script
+            # (PyImport_GetImporter: it may be a zip or a directory), caching None
+            sys.path_importer_cache[fname] = None
         elif mode == 1:
             sys.argv = ["-c"] + tail
             if path0_added:
@@ -365,8 +368,7 @@ def _boot():
             raw_f.name = "<%s>" % name
             tty = raw_f.isatty()
             line = (not (unbuffered and write)) and (tty or (fd == 2 and sys.version_info >= (3, 9)))
-            t = io.TextIOWrapper(buf, old.encoding, old.errors, "\n", line,
-                                 bool(unbuffered and write))
+            t = io.TextIOWrapper(buf, old.encoding, old.errors, "\n", line, unbuffered)
             t.mode = "w" if write else "r"
             setattr(sys, name, t)
             setattr(sys, "__%s__" % name, t)

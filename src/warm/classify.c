@@ -82,9 +82,7 @@ int warm_classify(char *const argv[], struct warm_call *c)
 		if (a[1] == '-') {
 			if (a[2] || !argv[i + 1] || argv[i + 1][0] == '-')
 				return SPAWNKIT_WARM_ARGS;	/* --long, or "--" "-x" */
-			if (add_flag(c, a))
-				return SPAWNKIT_WARM_ARGS;
-			c->mode = WARM_SCRIPT;
+			c->mode = WARM_SCRIPT;		/* "--" is not a start-up flag */
 			c->payload = argv[i + 1];
 			c->rest = i + 2;
 			return 0;
@@ -126,15 +124,13 @@ int warm_classify(char *const argv[], struct warm_call *c)
 	return SPAWNKIT_WARM_ARGS;			/* no script: interactive */
 }
 
-/* The realpath's base name must be python, python3 or python3.N (N >= 8),
- * and the file an ELF executable (a pyenv shim is a shell script). */
-int warm_is_cpython(const char *rp)
+/* python, python3 or python3.N (N >= 8) */
+int warm_python_name(const char *path)
 {
-	const char *b = strrchr(rp, '/');
-	unsigned char magic[4];
-	int fd, n, minor = 0;
+	const char *b = strrchr(path, '/');
+	int minor = 0;
 
-	b = b ? b + 1 : rp;
+	b = b ? b + 1 : path;
 	if (strncmp(b, "python", 6))
 		return SPAWNKIT_WARM_NOT_PYTHON;
 	b += 6;
@@ -153,6 +149,18 @@ int warm_is_cpython(const char *rp)
 				return SPAWNKIT_WARM_NOT_PYTHON;
 		}
 	}
+	return 0;
+}
+
+/* The realpath's base name must be a python name and the file an ELF
+ * executable (a pyenv shim is a shell script). */
+int warm_is_cpython(const char *rp)
+{
+	unsigned char magic[4];
+	int fd, n;
+
+	if (warm_python_name(rp))
+		return SPAWNKIT_WARM_NOT_PYTHON;
 	fd = open(rp, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return SPAWNKIT_WARM_NOT_PYTHON;

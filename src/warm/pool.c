@@ -20,6 +20,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -354,7 +355,17 @@ SK_EXPORT int spawnkit_warm_spawn(const char *path, char *const argv[], char *co
 		errno = saved;
 		return cold(SPAWNKIT_WARM_ARGS);
 	}
-	ret = warm_classify(argv, &c);
+	ret = 0;
+	if (warm_python_name(path)) {
+		char rp[PATH_MAX];
+
+		/* a symlink of another name (python -> python3.11 is the usual way
+		 * round; this is the rare one) */
+		if (!realpath(path, rp) || warm_python_name(rp))
+			ret = SPAWNKIT_WARM_NOT_PYTHON;
+	}
+	if (!ret)
+		ret = warm_classify(argv, &c);
 	if (!ret)
 		ret = warm_fdplan(actions, nr_actions, flags, &plan);
 	if (!ret)

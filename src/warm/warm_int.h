@@ -38,6 +38,8 @@ struct warm_call {
 
 /* 0, or the reason the argv form runs cold. */
 int warm_classify(char *const argv[], struct warm_call *c);
+/* 0 if the path's base name is a CPython's (python, python3, python3.N). */
+int warm_python_name(const char *path);
 /* 0 if the file is an ELF CPython interpreter we know how to name. */
 int warm_is_cpython(const char *realpath_buf);
 
