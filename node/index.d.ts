@@ -26,6 +26,9 @@ export interface SpawnOptions {
   signal?: AbortSignal;
   /** Keep fds above 2 open in the child (SPAWNKIT_SPAWN_INHERIT_FDS). */
   inheritFds?: boolean;
+  /** Start a Python call (`python [flags] script|-c|-m ...`) from a warm
+   *  interpreter when it fits; anything else runs cold (docs/warm.md). */
+  warm?: boolean;
 }
 
 export interface RunOptions extends Omit<SpawnOptions, 'stdio' | 'argv0'> {
@@ -125,3 +128,17 @@ export class AbortError extends Error {
   readonly code: 'ABORT_ERR';
 }
 export const nativePathSearch: boolean;
+
+export interface WarmStats {
+  warmSpawns: number;
+  coldFallbacks: number;
+  /** Cold fallbacks by reason ('not-python', 'args', 'script', ...). */
+  reasons: Record<string, number>;
+  started: number;
+  restarted: number;
+  shutDown: number;
+}
+/** The library's warm-template counters for this process. */
+export function warmStats(): WarmStats;
+/** Stop and reap this process's warm interpreters now. */
+export function warmShutdown(): void;

@@ -3,7 +3,7 @@
 const native = require('./lib/native');
 const { Template } = require('./lib/template');
 const { SpawnkitChild } = require('./lib/child');
-const { run, execFile, clearTemplateCache, templateCacheSize } = require('./lib/run');
+const { run, execFile, clearTemplateCache, templateCacheSize, warmStats, warmShutdown } = require('./lib/run');
 const { AbortError } = require('./lib/errors');
 
 module.exports = {
@@ -13,6 +13,8 @@ module.exports = {
   execFile,
   clearTemplateCache,
   templateCacheSize,
+  warmStats,
+  warmShutdown,
   AbortError,
   // Whether the addon resolves commands with the C library's PATH search.
   nativePathSearch: native.pathsearchNative,

@@ -168,4 +168,18 @@ async function execFile(file, args = [], options = {}) {
   throw err;
 }
 
-module.exports = { run, execFile, clearTemplateCache, templateCacheSize: () => cache.size };
+// The library's warm-template counters (docs/warm.md), as Python's
+// spawnkit.warm_stats() gives them.
+function warmStats() {
+  const [warmSpawns, coldFallbacks, started, restarted, shutDown, reasons] =
+    require('./native').warmStats();
+  return { warmSpawns, coldFallbacks, reasons, started, restarted, shutDown };
+}
+
+function warmShutdown() {
+  require('./native').warmShutdown();
+}
+
+module.exports = {
+  run, execFile, clearTemplateCache, templateCacheSize: () => cache.size, warmStats, warmShutdown,
+};

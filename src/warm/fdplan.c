@@ -13,6 +13,7 @@
  * cold, as does a terminal: Python decides buffering from isatty.
  */
 #include <fcntl.h>
+#include <unistd.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <termios.h>
@@ -20,6 +21,7 @@
 #include "warm/warm_int.h"
 
 #define CLOSED (-1)
+#define OPENED(i) (-2 - (int)(i))	/* held the file OPEN action i opened */
 
 /* The caller fd that child fd `fd` holds after actions [0, upto), or CLOSED. */
 static int holder(const struct spawn_template_action *a, unsigned int upto, int fd)
@@ -39,6 +41,10 @@ static int holder(const struct spawn_template_action *a, unsigned int upto, int 
 		case SPAWN_TEMPLATE_ACTION_CLOSE_RANGE:
 			if (fd >= x->fd && (uint32_t)fd <= (uint32_t)x->newfd)
 				return CLOSED;
+			break;
+		case SPAWN_TEMPLATE_ACTION_OPEN:
+			if (x->newfd == fd)
+				return OPENED(upto);
 			break;
 		}
 	}
@@ -85,12 +91,51 @@ static int rest_closed(const struct spawn_template_action *a, unsigned int nr)
 	return 0;
 }
 
-static int add(struct warm_fdplan *p, int src, int target)
+/* OPEN is replayed by opening the file here: only where that is the same
+ * (an absolute path, nothing created or truncated by the open itself). */
+static int open_ok(const struct spawn_template_action *x)
+{
+	const struct spawn_template_open *o = (const void *)(uintptr_t)x->arg;
+	const char *path;
+
+	if (!o || x->newfd < 0 || x->flags)
+		return -1;
+	path = (const char *)(uintptr_t)o->path;
+	if (!path || path[0] != '/' || o->how.resolve ||
+	    (o->how.flags & (O_CREAT | O_TRUNC | O_EXCL | O_TMPFILE | O_PATH)))
+		return -1;
+	return 0;
+}
+
+static int open_here(const struct spawn_template_action *x)
+{
+	const struct spawn_template_open *o = (const void *)(uintptr_t)x->arg;
+
+	return open((const char *)(uintptr_t)o->path,
+		    (int)(o->how.flags | O_CLOEXEC | O_NOCTTY), (mode_t)o->how.mode);
+}
+
+void warm_fdplan_release(struct warm_fdplan *p)
+{
+	int i;
+
+	for (i = 0; i < p->nopened; i++)
+		close(p->opened[i]);
+	p->nopened = 0;
+}
+
+static int add(struct warm_fdplan *p, const struct spawn_template_action *a, int src, int target)
 {
 	struct termios t;
 
 	if (p->n >= WARM_MAX_FDS)
 		return SPAWNKIT_WARM_FDS;
+	if (src <= OPENED(0)) {
+		src = open_here(&a[OPENED(0) - src]);
+		if (src < 0)
+			return SPAWNKIT_WARM_FDS;	/* the cold start reports it */
+		p->opened[p->nopened++] = src;
+	}
 	if (!ioctl(src, TCGETS, &t))
 		return SPAWNKIT_WARM_TTY;
 	p->src[p->n] = src;
@@ -124,7 +169,7 @@ int warm_fdplan(const struct spawn_template_action *a, unsigned int nr,
 			break;
 		case SPAWN_TEMPLATE_ACTION_FCHDIR:
 			p->cwd_src = holder(a, i, x->fd);
-			if (p->cwd_src == CLOSED)
+			if (p->cwd_src < 0)
 				return SPAWNKIT_WARM_FDS;
 			break;
 		case SPAWN_TEMPLATE_ACTION_SIGMASK:
@@ -140,7 +185,11 @@ int warm_fdplan(const struct spawn_template_action *a, unsigned int nr,
 			p->dflt |= s;
 			break;
 		}
-		default:			/* OPEN, or unknown */
+		case SPAWN_TEMPLATE_ACTION_OPEN:
+			if (open_ok(x))
+				return SPAWNKIT_WARM_FDS;
+			break;
+		default:
 			return SPAWNKIT_WARM_FDS;
 		}
 	}
@@ -149,7 +198,7 @@ int warm_fdplan(const struct spawn_template_action *a, unsigned int nr,
 
 		if (src == CLOSED)
 			return SPAWNKIT_WARM_FDS;	/* Python would make sys.stdX None */
-		ret = add(p, src, fd);
+		ret = add(p, a, src, fd);
 		if (ret)
 			return ret;
 	}
@@ -170,7 +219,7 @@ int warm_fdplan(const struct spawn_template_action *a, unsigned int nr,
 		src = holder(a, nr, x->newfd);
 		if (src == CLOSED)
 			continue;
-		ret = add(p, src, x->newfd);
+		ret = add(p, a, src, x->newfd);
 		if (ret)
 			return ret;
 	}

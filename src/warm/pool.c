@@ -342,7 +342,7 @@ SK_EXPORT int spawnkit_warm_spawn(const char *path, char *const argv[], char *co
 				  pid_t *pid, int *pidfd)
 {
 	struct warm_call c;
-	struct warm_fdplan plan;
+	struct warm_fdplan plan = { .nopened = 0 };
 	const char *dis;
 	int saved = errno, ret;
 
@@ -375,6 +375,7 @@ SK_EXPORT int spawnkit_warm_spawn(const char *path, char *const argv[], char *co
 		ret = spawn_locked(path, argv, envp, &c, &plan, pid, pidfd);
 		pthread_mutex_unlock(&lock);
 	}
+	warm_fdplan_release(&plan);
 	errno = saved;
 	if (ret)
 		return cold(ret);

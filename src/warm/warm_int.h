@@ -65,11 +65,14 @@ struct warm_fdplan {
 	int has_mask;
 	uint64_t mask;			/* SIGMASK action (bit n-1: signal n) */
 	uint64_t dflt;			/* SIGDEFAULT actions */
+	int nopened;			/* files OPEN actions name, opened here */
+	int opened[WARM_MAX_FDS];
 };
 
-/* 0, or SPAWNKIT_WARM_FDS / _TTY. */
+/* 0, or SPAWNKIT_WARM_FDS / _TTY; warm_fdplan_release() in both cases. */
 int warm_fdplan(const struct spawn_template_action *a, unsigned int nr,
 		unsigned int flags, struct warm_fdplan *p);
+void warm_fdplan_release(struct warm_fdplan *p);
 
 struct warm_proc {
 	uid_t uid[3];
