@@ -172,7 +172,7 @@ struct spawnkit_warm_stats {
 int spawnkit_warm_spawn(const char *path, char *const argv[], char *const envp[],
                         const struct spawn_template_action *actions,
                         unsigned int nr_actions, unsigned int flags,
-                        pid_t *pid, int *pidfd);
+                        const char *preload, pid_t *pid, int *pidfd);
 void spawnkit_warm_stats(struct spawnkit_warm_stats *out);
 const char *spawnkit_warm_reason_name(int reason);
 void spawnkit_warm_shutdown(void);

@@ -62,12 +62,16 @@ struct spawnkit_warm_stats {
 /*
  * path: the executable as the cold spawn would run it (absolute).  argv,
  * envp, actions, nr_actions and flags as for spawnkit_spawn(); actions may
- * be DUP2, CLOSE, CLOSE_RANGE, FCHDIR, SIGMASK and SIGDEFAULT.
+ * be DUP2, CLOSE, CLOSE_RANGE, FCHDIR, SIGMASK, SIGDEFAULT and OPEN (of an
+ * absolute path, without O_CREAT/O_TRUNC/O_EXCL).
+ * preload: NULL, or module names separated by commas ("json,re") that the
+ * warm interpreter imports once; they are then in the tool's sys.modules
+ * from the start (a visible difference: opt-in).  Part of the key.
  * Returns 0 (started: *pid, *pidfd set) or a SPAWNKIT_WARM_* reason.
  */
 int spawnkit_warm_spawn(const char *path, char *const argv[], char *const envp[],
 			const struct spawn_template_action *actions,
-			unsigned int nr_actions, unsigned int flags,
+			unsigned int nr_actions, unsigned int flags, const char *preload,
 			pid_t *pid, int *pidfd);
 /* Copy the process-wide counters. */
 void spawnkit_warm_stats(struct spawnkit_warm_stats *out);

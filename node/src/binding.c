@@ -258,7 +258,7 @@ static napi_value js_spawn(napi_env env, napi_callback_info info)
 	    spawnkit_warm_spawn(spawnkit_template_path(b->t), args,
 				envp ? envp : (char *const[]){ NULL }, plan.actions,
 				plan.nr_actions, flags & SPAWNKIT_SPAWN_INHERIT_FDS,
-				&pid, &pidfd))
+				NULL, &pid, &pidfd))
 		pid = spawnkit_spawn(b->t, args, envp ? envp : (char *const[]){ NULL },
 				     plan.actions, plan.nr_actions,
 				     flags & SPAWNKIT_SPAWN_INHERIT_FDS, &pidfd);

@@ -227,3 +227,16 @@ def test_threads_share_one_interpreter():
         t.join()
     assert not errors
     assert delta(st, "warm_spawns") == 24 and len(warm_pids()) == 1
+
+
+def test_preload_is_visible_and_keyed():
+    code = "import sys; print('json' in sys.modules, 'decimal' in sys.modules)"
+    cold = spawnkit.run([PY, "-S", "-c", code])
+    assert spawnkit.run([PY, "-S", "-c", code], warm=True).stdout == cold.stdout
+    st = spawnkit.warm_stats()
+    r = spawnkit.run([PY, "-S", "-c", code], warm=True, preload=["json", "decimal"])
+    assert r.stdout == b"True True\n" and delta(st, "started") == 1
+    assert spawnkit.run([PY, "-S", "-c", code], warm=True).stdout == cold.stdout
+    st = spawnkit.warm_stats()
+    r = spawnkit.run([PY, "-c", "pass"], warm=True, preload=["no_such_module_xyz"])
+    assert r.returncode == 0 and delta(st, None, "unsupported") == 1

@@ -1,12 +1,17 @@
 import sys
+if sys.argv[4:5] != [""]:                   # preload (opt-in, visible): part of the
+    for _m in sys.argv[4].split(","):      # cold start's modules from now on
+        __import__(_m)
+    del _m
 _BASE = frozenset(sys.modules)
 # spawnkit warm interpreter (src/warm/bootstrap.py).  libspawnkit starts it
-# as `PYTHON [the call's flags] -c <this file> <caller pid> <main thread> <idle s>`
+# as `PYTHON [flags] -c <this file> <caller pid> <main thread> <idle s> <preload>`
 # with fd 3 a SOCK_SEQPACKET socket to the caller.  It uses only the standard
 # library: spawnkit need not be installed in the interpreter it warms.  Each
 # request becomes one tool process, created with clone(CLONE_PARENT) so the
 # tool is the caller's own child; its pidfd goes back over the socket.  The
-# first line runs before any import of ours: _BASE is what a cold start holds.
+# first lines run before any import of ours: _BASE is what a cold start holds
+# (plus the preloaded modules, when asked for).
 # Wire format: src/warm/proto.h (every integer little-endian).
 
 

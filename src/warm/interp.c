@@ -249,6 +249,7 @@ int warm_interp_start(struct warm_interp *w, const char *path, char *const argv[
 	args[i++] = pidbuf;
 	args[i++] = syscall(SYS_gettid) == getpid() ? "1" : "0";
 	args[i++] = idlebuf;
+	args[i++] = (char *)(c->preload ? c->preload : "");
 	args[i] = NULL;
 	envp = warm_key_env(&w->key);
 	if (!envp)

@@ -156,6 +156,7 @@ int warm_key_build(const char *path, char *const argv[], char *const envp[],
 	puts_(&b, argv[0]);
 	for (i2 = 0; i2 < c->nflags; i2++)
 		puts_(&b, c->flags[i2]);
+	puts_(&b, c->preload ? c->preload : "");
 	put(&b, "\1", 1);			/* flags end, env starts */
 	env = malloc((n + 1) * sizeof(*env));
 	if (!env) {

@@ -336,9 +336,22 @@ out:
 	return ret;
 }
 
+static int preload_ok(const char *p)
+{
+	if (!p)
+		return 1;
+	if (strlen(p) > 1024)
+		return 0;
+	for (; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || *p == '_' || *p == '.' || *p == ','))
+			return 0;
+	return 1;
+}
+
 SK_EXPORT int spawnkit_warm_spawn(const char *path, char *const argv[], char *const envp[],
 				  const struct spawn_template_action *actions,
-				  unsigned int nr_actions, unsigned int flags,
+				  unsigned int nr_actions, unsigned int flags, const char *preload,
 				  pid_t *pid, int *pidfd)
 {
 	struct warm_call c;
@@ -351,7 +364,7 @@ SK_EXPORT int spawnkit_warm_spawn(const char *path, char *const argv[], char *co
 	if (dis && !strcmp(dis, "0"))
 		return cold(SPAWNKIT_WARM_DISABLED);
 	if (!path || path[0] != '/' || !argv || !envp || !pid || !pidfd ||
-	    (nr_actions && !actions)) {
+	    (nr_actions && !actions) || !preload_ok(preload)) {
 		errno = saved;
 		return cold(SPAWNKIT_WARM_ARGS);
 	}
@@ -372,6 +385,7 @@ SK_EXPORT int spawnkit_warm_spawn(const char *path, char *const argv[], char *co
 		ret = script_ok(&c, &plan);
 	if (!ret) {
 		pthread_mutex_lock(&lock);
+		c.preload = preload && *preload ? preload : "";
 		ret = spawn_locked(path, argv, envp, &c, &plan, pid, pidfd);
 		pthread_mutex_unlock(&lock);
 	}

@@ -30,6 +30,7 @@ enum warm_mode { WARM_SCRIPT = 0, WARM_CODE = 1, WARM_MODULE = 2 };
 struct warm_call {
 	enum warm_mode mode;
 	const char *payload;		/* script path, code or module name */
+	const char *preload;		/* "json,re" or "" (part of the key) */
 	int rest;			/* argv index of sys.argv[1] */
 	int nflags;			/* the interpreter's start-up flags */
 	const char *flags[WARM_MAX_FLAGS];
