@@ -16,7 +16,9 @@ exit status 1 on any failure.
 """
 import os
 import signal
+import subprocess
 import sys
+import tempfile
 
 import spawnkit
 
@@ -229,6 +231,19 @@ def main():
                 failed += 1
                 for f in fails:
                     print("FAIL %s [%s] %s" % (py, name, f[:600]))
+        # the same interpreter through a venv (argv[0] and sys.prefix differ)
+        with tempfile.TemporaryDirectory(prefix="spawnkit-warm-venv-") as tmp:
+            made = subprocess.run([rp, "-m", "venv", "--without-pip", tmp], capture_output=True)
+            vpy = os.path.join(tmp, "bin", "python")
+            for name, args, kw, expect in [("venv-script", [C("state.py")], {}, "warm"),
+                                           ("venv-code", ["-c", "import sys; print(sys.prefix == sys.base_prefix, sys.path)"], {}, "warm")]:
+                total += 1
+                fails = (["venv not made: %r" % made.stderr[-300:]] if made.returncode
+                         else check_case(vpy, name, args, kw, expect))
+                if fails:
+                    failed += 1
+                    for f in fails:
+                        print("FAIL %s [%s] %s" % (py, name, f[:600]))
         total += 1
         fails = probes(py)
         if fails:
