@@ -239,7 +239,8 @@ int warm_interp_start(struct warm_interp *w, const char *path, char *const argv[
 	act[n++].arg = (uint64_t)(uintptr_t)&none;
 
 	snprintf(pidbuf, sizeof(pidbuf), "%d", (int)getpid());
-	snprintf(idlebuf, sizeof(idlebuf), "%g", warm_env_seconds("SPAWNKIT_WARM_IDLE", 60));
+	w->idle_ns = (uint64_t)(warm_env_seconds("SPAWNKIT_WARM_IDLE", 60) * 1e9);
+	snprintf(idlebuf, sizeof(idlebuf), "%g", (double)w->idle_ns / 1e9);
 	i = 0;
 	args[i++] = argv[0];
 	for (int f = 0; f < c->nflags; f++)

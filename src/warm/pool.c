@@ -35,6 +35,7 @@
 #define TABLE		8
 #define RETRY_BAD_NS	(60ULL * 1000000000ULL)
 #define RETIRED		8
+#define IDLE_MARGIN_NS	(500ULL * 1000000ULL)
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -141,24 +142,6 @@ static int script_ok(const struct warm_call *c, const struct warm_fdplan *p)
 	return 0;
 }
 
-static unsigned int read_umask(void)
-{
-	char buf[2048];
-	int fd = open("/proc/thread-self/status", O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-	char *p;
-
-	if (fd < 0)
-		return 022;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 022;
-	buf[n] = '\0';
-	p = strstr(buf, "Umask:");
-	return p ? (unsigned int)strtoul(p + 6, NULL, 8) : 022;
-}
-
 /* Signals ignored in the caller now, as a cold child would inherit them. */
 static uint64_t ignored_now(void)
 {
@@ -188,6 +171,11 @@ static uint64_t mask_now(void)
 		if (sigismember(&cur, s) == 1)
 			bits |= 1ULL << (s - 1);
 	return bits;
+}
+
+static uint64_t idle_margin(const struct warm_interp *w)
+{
+	return w->idle_ns / 4 < IDLE_MARGIN_NS ? w->idle_ns / 4 : IDLE_MARGIN_NS;
 }
 
 static int find(const struct warm_key *k)
@@ -270,9 +258,14 @@ static int spawn_locked(const char *path, char *const argv[], char *const envp[]
 		ret = SPAWNKIT_WARM_PROCESS;
 		goto out;
 	}
-	/* interpreters that exited (idle) or died since the last call */
+	/* interpreters that exited (idle) or died since the last call, and
+	 * those about to exit for idleness (a request racing its exit would
+	 * make this call cold) */
 	for (i = 0; i < TABLE; i++)
-		if (table[i] && !table[i]->bad && !warm_interp_alive(table[i]))
+		if (table[i] && !table[i]->bad &&
+		    (!warm_interp_alive(table[i]) ||
+		     (table[i]->idle_ns && now - table[i]->last_ns + idle_margin(table[i]) >=
+		      table[i]->idle_ns)))
 			drop(i, 0);
 	i = find(&k);
 	if (i >= 0 && table[i]->bad) {
@@ -301,7 +294,7 @@ static int spawn_locked(const char *path, char *const argv[], char *const envp[]
 		}
 	}
 	if (i < 0) {
-		if (proc.seccomp) {
+		if (proc.seccomp_filters < 0) {	/* filters it cannot count */
 			ret = SPAWNKIT_WARM_PROCESS;
 			goto out;
 		}
@@ -322,7 +315,7 @@ static int spawn_locked(const char *path, char *const argv[], char *const envp[]
 	req.comm = comm;
 	req.ignored = ignored_now() & ~plan->dflt;
 	req.mask = plan->has_mask ? plan->mask : mask_now();
-	req.umask = read_umask();
+	req.umask = proc.umask;
 	ret = warm_request(w, &req, pid, pidfd);
 	if (ret == SPAWNKIT_WARM_FAILED) {
 		drop(i, 1);

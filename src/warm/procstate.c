@@ -1,20 +1,26 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * procstate.c - what a tool inherits from its creator that the warm
- * interpreter fixed when it started: credentials, namespaces, seccomp,
- * no_new_privs, capabilities, personality, session and process group, and
- * the hard rlimits (a child can lower, not raise them).  A call whose caller
- * no longer matches the interpreter's start runs cold.
+ * interpreter fixed when it started: credentials, supplementary groups,
+ * capabilities, no_new_privs, seccomp, namespaces, personality, session and
+ * process group, and the hard rlimits (a child can lower, not raise them).
+ * A call whose caller no longer matches the interpreter's start runs cold.
+ *
+ * Most of it is one read of /proc/thread-self/status (the calling thread's:
+ * credentials and seccomp are per thread), which also gives the umask
+ * without the umask(2) round trip that would race other threads.  Seccomp
+ * filters only ever stack, and the interpreter inherited the stack of the
+ * thread that started it: the same mode and the same number of filters
+ * (Seccomp_filters, Linux 5.9+) is the same filter set, as long as the
+ * caller's threads share one (SECCOMP_FILTER_FLAG_TSYNC, the usual way).
  */
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <linux/capability.h>
 #include <sys/personality.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 
 #include "warm/warm_int.h"
 
@@ -22,36 +28,81 @@ static const char *const ns_names[WARM_NR_NS] = {
 	"mnt", "pid_for_children", "net", "user", "uts", "ipc", "cgroup"
 };
 
+static uint64_t fnv(uint64_t h, const char *s, size_t n)
+{
+	while (n--)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+	return h;
+}
+
+/* The value after "Name:" in status, or NULL. */
+static const char *field(const char *buf, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = buf;
+
+	while ((p = strstr(p, name))) {
+		if ((p == buf || p[-1] == '\n') && p[n] == ':')
+			return p + n + 1;
+		p += n;
+	}
+	return NULL;
+}
+
+static int status_fields(struct warm_proc *p)
+{
+	char buf[4096];
+	const char *v;
+	int fd = open("/proc/thread-self/status", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	if (!(v = field(buf, "Umask")))
+		return -1;
+	p->umask = (unsigned int)strtoul(v, NULL, 8);
+	if (!(v = field(buf, "Uid")))
+		return -1;
+	p->ids_hash = fnv(1469598103934665603ULL, v, strcspn(v, "\n"));
+	if (!(v = field(buf, "Gid")))
+		return -1;
+	p->ids_hash = fnv(p->ids_hash, v, strcspn(v, "\n"));
+	if ((v = field(buf, "Groups")))
+		p->ids_hash = fnv(p->ids_hash, v, strcspn(v, "\n"));
+	if ((v = field(buf, "CapInh")))
+		p->caps[2] = strtoull(v, NULL, 16);
+	if ((v = field(buf, "CapPrm")))
+		p->caps[1] = strtoull(v, NULL, 16);
+	if ((v = field(buf, "CapEff")))
+		p->caps[0] = strtoull(v, NULL, 16);
+	if ((v = field(buf, "CapAmb")))
+		p->ids_hash = fnv(p->ids_hash, v, strcspn(v, "\n"));
+	p->nnp = (v = field(buf, "NoNewPrivs")) ? atoi(v) : 0;
+	p->seccomp = (v = field(buf, "Seccomp")) ? atoi(v) : 0;
+	/* without the count, filters cannot be compared: -1 never matches */
+	p->seccomp_filters = (v = field(buf, "Seccomp_filters")) ? atoi(v) : (p->seccomp ? -1 : 0);
+	return 0;
+}
+
 int warm_proc_snapshot(struct warm_proc *p)
 {
-	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
-	struct __user_cap_data_struct d[2];
-	gid_t groups[256];
 	char path[64];
-	int i, n;
+	int i;
 
 	memset(p, 0, sizeof(*p));
-	if (getresuid(&p->uid[0], &p->uid[1], &p->uid[2]) ||
-	    getresgid(&p->gid[0], &p->gid[1], &p->gid[2]))
+	if (status_fields(p))
 		return -1;
-	n = getgroups(256, groups);
-	p->groups_hash = 1469598103934665603ULL;
-	for (i = 0; i < n; i++)
-		p->groups_hash = (p->groups_hash ^ (uint64_t)groups[i]) * 1099511628211ULL;
-	p->groups_hash ^= (uint64_t)n;
 	for (i = 0; i < WARM_NR_NS; i++) {
 		struct stat st;
 
 		snprintf(path, sizeof(path), "/proc/thread-self/ns/%s", ns_names[i]);
 		p->ns[i] = stat(path, &st) ? 0 : (uint64_t)st.st_ino;
 	}
-	if (!syscall(SYS_capget, &h, d)) {
-		p->caps[0] = d[0].effective | (uint64_t)d[1].effective << 32;
-		p->caps[1] = d[0].permitted | (uint64_t)d[1].permitted << 32;
-		p->caps[2] = d[0].inheritable | (uint64_t)d[1].inheritable << 32;
-	}
-	p->seccomp = prctl(PR_GET_SECCOMP, 0, 0, 0, 0);
-	p->nnp = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);
 	p->personality = personality(0xffffffff);
 	p->sid = getsid(0);
 	p->pgid = getpgrp();
@@ -64,11 +115,10 @@ int warm_proc_compatible(const struct warm_proc *then, const struct warm_proc *n
 {
 	int i;
 
-	if (now->seccomp != 0 || then->seccomp != 0)
-		return 0;		/* filters cannot be compared */
-	if (memcmp(then->uid, now->uid, sizeof(now->uid)) ||
-	    memcmp(then->gid, now->gid, sizeof(now->gid)) ||
-	    then->groups_hash != now->groups_hash ||
+	if (then->seccomp != now->seccomp || then->seccomp_filters != now->seccomp_filters ||
+	    now->seccomp_filters < 0)
+		return 0;
+	if (then->ids_hash != now->ids_hash ||
 	    memcmp(then->ns, now->ns, sizeof(now->ns)) ||
 	    memcmp(then->caps, now->caps, sizeof(now->caps)) ||
 	    then->nnp != now->nnp || then->personality != now->personality ||
@@ -76,7 +126,7 @@ int warm_proc_compatible(const struct warm_proc *then, const struct warm_proc *n
 		return 0;
 	for (i = 0; i < WARM_NR_RLIMITS; i++)
 		if (now->rl[i].rlim_max > then->rl[i].rlim_max &&
-		    !(then->caps[0] & (1ULL << CAP_SYS_RESOURCE)))
+		    !(then->caps[0] & (1ULL << 24)))	/* CAP_SYS_RESOURCE */
 			return 0;
 	return 1;
 }

@@ -76,12 +76,11 @@ int warm_fdplan(const struct spawn_template_action *a, unsigned int nr,
 void warm_fdplan_release(struct warm_fdplan *p);
 
 struct warm_proc {
-	uid_t uid[3];
-	gid_t gid[3];
-	uint64_t groups_hash;
+	uint64_t ids_hash;		/* uids, gids, groups, ambient caps */
 	uint64_t ns[WARM_NR_NS];
-	uint64_t caps[3];
-	int seccomp, nnp, personality;
+	uint64_t caps[3];		/* effective, permitted, inheritable */
+	int seccomp, seccomp_filters, nnp, personality;
+	unsigned int umask;
 	pid_t sid, pgid;
 	struct rlimit rl[WARM_NR_RLIMITS];
 };
@@ -108,6 +107,7 @@ struct warm_interp {
 	int sock;
 	uint64_t calls;
 	uint64_t started_ns, last_ns;
+	uint64_t idle_ns;		/* it exits after this long without a call */
 	struct warm_proc proc;
 	struct warm_watch *watch;
 	int nwatch;
