@@ -123,10 +123,12 @@ test-kernel:
 
 # Warm templates: the corpus cold and warm alternately, byte for byte, with
 # the configured python3 and Debian's /usr/bin/python3 (tests/warm/).
+# WARM_PY runs the suite (spawnkit is installed for it, e.g. a venv's python);
+# WARM_TARGETS are the interpreters under test.
 WARM_PY ?= $(shell ./scripts/find-python.sh)
-WARM_TARGETS ?= $(WARM_PY) /usr/bin/python3
+WARM_TARGETS ?= $(shell ./scripts/find-python.sh) /usr/bin/python3
 test-warm: lib
-	$(MAKE) -C python install
+	$(MAKE) -C python install PY=$(WARM_PY)
 	$(WARM_PY) tests/warm/equivalence.py $(WARM_TARGETS)
 
 kernel:
@@ -147,8 +149,8 @@ bench-node: lib
 	$(MAKE) -C node bench
 
 bench-warm: lib
-	$(MAKE) -C python install
-	$(WARM_PY) bench/warm/bench_warm.py $(WARM_TARGETS)
+	$(MAKE) -C python install PY=$(WARM_PY)
+	$(WARM_PY) bench/warm/bench_warm.py $(WARM_BENCH_ARGS) $(WARM_TARGETS)
 
 bench-kernel:
 	$(MAKE) -C kernel bench
