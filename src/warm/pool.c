@@ -142,37 +142,6 @@ static int script_ok(const struct warm_call *c, const struct warm_fdplan *p)
 	return 0;
 }
 
-/* Signals ignored in the caller now, as a cold child would inherit them. */
-static uint64_t ignored_now(void)
-{
-	uint64_t bits = 0;
-	int s;
-
-	for (s = 1; s <= 64; s++) {
-		struct sigaction sa;
-
-		if (s == SIGKILL || s == SIGSTOP || s == 32 || s == 33)
-			continue;
-		if (!sigaction(s, NULL, &sa) && sa.sa_handler == SIG_IGN)
-			bits |= 1ULL << (s - 1);
-	}
-	return bits;
-}
-
-static uint64_t mask_now(void)
-{
-	sigset_t cur;
-	uint64_t bits = 0;
-	int s;
-
-	if (pthread_sigmask(SIG_BLOCK, NULL, &cur))
-		return 0;
-	for (s = 1; s <= 64; s++)
-		if (sigismember(&cur, s) == 1)
-			bits |= 1ULL << (s - 1);
-	return bits;
-}
-
 static uint64_t idle_margin(const struct warm_interp *w)
 {
 	return w->idle_ns / 4 < IDLE_MARGIN_NS ? w->idle_ns / 4 : IDLE_MARGIN_NS;
@@ -313,8 +282,8 @@ static int spawn_locked(const char *path, char *const argv[], char *const envp[]
 	req.plan = plan;
 	req.proc = &proc;
 	req.comm = comm;
-	req.ignored = ignored_now() & ~plan->dflt;
-	req.mask = plan->has_mask ? plan->mask : mask_now();
+	req.ignored = proc.sigign & ~plan->dflt;
+	req.mask = plan->has_mask ? plan->mask : proc.sigblk;
 	req.umask = proc.umask;
 	ret = warm_request(w, &req, pid, pidfd);
 	if (ret == SPAWNKIT_WARM_FAILED) {

@@ -8,7 +8,8 @@
  *
  * Most of it is one read of /proc/thread-self/status (the calling thread's:
  * credentials and seccomp are per thread), which also gives the umask
- * without the umask(2) round trip that would race other threads.  Seccomp
+ * without the umask(2) round trip that would race other threads, and the
+ * ignored and blocked signals without a sigaction(2) per signal.  Seccomp
  * filters only ever stack, and the interpreter inherited the stack of the
  * thread that started it: the same mode and the same number of filters
  * (Seccomp_filters, Linux 5.9+) is the same filter set, as long as the
@@ -82,6 +83,12 @@ static int status_fields(struct warm_proc *p)
 		p->caps[0] = strtoull(v, NULL, 16);
 	if ((v = field(buf, "CapAmb")))
 		p->ids_hash = fnv(p->ids_hash, v, strcspn(v, "\n"));
+	if (!(v = field(buf, "SigIgn")))
+		return -1;
+	p->sigign = strtoull(v, NULL, 16);
+	if (!(v = field(buf, "SigBlk")))
+		return -1;
+	p->sigblk = strtoull(v, NULL, 16);
 	p->nnp = (v = field(buf, "NoNewPrivs")) ? atoi(v) : 0;
 	p->seccomp = (v = field(buf, "Seccomp")) ? atoi(v) : 0;
 	/* without the count, filters cannot be compared: -1 never matches */

@@ -81,6 +81,7 @@ struct warm_proc {
 	uint64_t caps[3];		/* effective, permitted, inheritable */
 	int seccomp, seccomp_filters, nnp, personality;
 	unsigned int umask;
+	uint64_t sigign, sigblk;	/* ignored (process), blocked (thread) */
 	pid_t sid, pgid;
 	struct rlimit rl[WARM_NR_RLIMITS];
 };
