@@ -6,7 +6,7 @@
 	.hidden	sk_warm_bootstrap
 	.type	sk_warm_bootstrap, @object
 sk_warm_bootstrap:
-	.incbin	"src/warm/bootstrap.py"
+	.incbin	"warm/bootstrap.py"	/* found through -I<top>/src */
 	.byte	0
 	.size	sk_warm_bootstrap, . - sk_warm_bootstrap
 	.section .note.GNU-stack,"",@progbits
