@@ -13,11 +13,14 @@
  * cold, as does a terminal: Python decides buffering from isatty.
  */
 #include <fcntl.h>
+#include <limits.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <termios.h>
 
+#include "common/ucopy.h"
 #include "warm/warm_int.h"
 
 #define CLOSED (-1)
@@ -51,13 +54,15 @@ static int holder(const struct spawn_template_action *a, unsigned int upto, int 
 	return fcntl(fd, F_GETFD) < 0 ? CLOSED : fd;
 }
 
+/* Caller memory is copied as the spawn itself does (a bad pointer is
+ * EFAULT there, so a cold fallback here, never a crash). */
 static int sigset_of(const struct spawn_template_action *x, uint64_t *out)
 {
-	const struct spawn_template_sigset *s = (const void *)(uintptr_t)x->arg;
+	struct spawn_template_sigset s;
 
-	if (!s || s->sigsetsize != 8 || !s->sigset)
+	if (!x->arg || sk_copy_in(&s, x->arg, sizeof(s)) || s.sigsetsize != 8 ||
+	    sk_copy_in(out, s.sigset, sizeof(*out)))
 		return -1;
-	*out = *(const uint64_t *)(uintptr_t)s->sigset;
 	return 0;
 }
 
@@ -92,27 +97,44 @@ static int rest_closed(const struct spawn_template_action *a, unsigned int nr)
 }
 
 /* OPEN is replayed by opening the file here: only where that is the same
- * (an absolute path, nothing created or truncated by the open itself). */
-static int open_ok(const struct spawn_template_action *x)
+ * (an absolute path, nothing created or truncated by the open itself, a
+ * regular file or a device: a FIFO would block or fail differently). */
+static int open_args(const struct spawn_template_action *x, struct spawn_template_open *o,
+		     char *path)
 {
-	const struct spawn_template_open *o = (const void *)(uintptr_t)x->arg;
-	const char *path;
-
-	if (!o || x->newfd < 0 || x->flags)
-		return -1;
-	path = (const char *)(uintptr_t)o->path;
-	if (!path || path[0] != '/' || o->how.resolve ||
+	if (!x->arg || x->newfd < 0 || x->flags || sk_copy_in(o, x->arg, sizeof(*o)) ||
+	    sk_strncpy_in(path, o->path, PATH_MAX) < 0 || path[0] != '/' || o->how.resolve ||
 	    (o->how.flags & (O_CREAT | O_TRUNC | O_EXCL | O_TMPFILE | O_PATH)))
 		return -1;
 	return 0;
 }
 
+static int open_ok(const struct spawn_template_action *x)
+{
+	struct spawn_template_open o;
+	char path[PATH_MAX];
+
+	return open_args(x, &o, path);
+}
+
 static int open_here(const struct spawn_template_action *x)
 {
-	const struct spawn_template_open *o = (const void *)(uintptr_t)x->arg;
+	struct spawn_template_open o;
+	char path[PATH_MAX];
+	struct stat st;
+	int fd;
 
-	return open((const char *)(uintptr_t)o->path,
-		    (int)(o->how.flags | O_CLOEXEC | O_NOCTTY), (mode_t)o->how.mode);
+	if (open_args(x, &o, path))
+		return -1;
+	fd = open(path, (int)(o.how.flags | O_CLOEXEC | O_NOCTTY | O_NONBLOCK), (mode_t)o.how.mode);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || !(S_ISREG(st.st_mode) || S_ISCHR(st.st_mode)) ||
+	    (!(o.how.flags & O_NONBLOCK) && fcntl(fd, F_SETFL, (int)o.how.flags & ~O_NONBLOCK))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 void warm_fdplan_release(struct warm_fdplan *p)
