@@ -180,6 +180,10 @@ def _boot():
                             for i in range(0, len(data) - len(data) % 4, 4)]
             req = parse(msg)
             pidfd_box.value = -1
+            # The child runs nothing of the call until its pidfd has reached
+            # the caller: if we die first, it sees EOF here and exits unseen,
+            # so a call is never run twice (warm, then cold).
+            go_r, go_w = posix.pipe()
             papi.PyOS_BeforeFork()
             # clone(CLONE_PARENT | CLONE_PIDFD | CLONE_CHILD_SETTID | SIGCHLD):
             # the child's thread id lands in libc's thread descriptor, as fork().
@@ -187,18 +191,31 @@ def _boot():
                        L(ctypes.addressof(pidfd_box)), L(tid_addr), L(0))
             if pid == 0:
                 papi.PyOS_AfterFork_Child()
+                posix.close(go_w)
+                try:
+                    go = posix.read(go_r, 1)
+                except OSError:
+                    go = b""
+                if go != b"g":
+                    posix._exit(127)
                 child(req, fds)             # never returns
             papi.PyOS_AfterFork_Parent()
+            posix.close(go_r)
             for fd in fds:
                 posix.close(fd)
             if pid < 0:
+                posix.close(go_w)
                 sock.sendmsg([b"SKWA" + (ctypes.get_errno() or 1).to_bytes(4, "little") +
                               (0).to_bytes(4, "little")])
                 continue
             pfd = pidfd_box.value
-            sock.sendmsg([b"SKWA" + (0).to_bytes(4, "little") + pid.to_bytes(4, "little")],
-                         [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, pfd.to_bytes(4, "little"))])
-            posix.close(pfd)
+            try:
+                sock.sendmsg([b"SKWA" + (0).to_bytes(4, "little") + pid.to_bytes(4, "little")],
+                             [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, pfd.to_bytes(4, "little"))])
+                posix.write(go_w, b"g")
+            finally:
+                posix.close(go_w)
+                posix.close(pfd)
 
     # ---- the child: become what a cold start of the call would be ----
 
