@@ -35,6 +35,15 @@ for (const py of PYS) {
     }
   });
 
+  test(`warm with input on stdin: ${py}`, async () => {
+    const args = ['-c', 'import sys; d = sys.stdin.read(); print(len(d), d[:5])'];
+    const input = 'hello'.repeat(100000);
+    const cold = await sk.run(py, args, { input });
+    const warm = await sk.run(py, args, { input, warm: true });
+    assert.equal(warm.stdout, cold.stdout);
+    assert.equal(warm.stdout, '500000 hello\n');
+  });
+
   test(`warm timeout kills the tool, the next call is warm: ${py}`, async () => {
     const r = await sk.run(py, ['-c', 'import time; time.sleep(30)'], { timeout: 300, warm: true });
     assert.equal(r.timedOut, true);

@@ -240,3 +240,15 @@ def test_preload_is_visible_and_keyed():
     st = spawnkit.warm_stats()
     r = spawnkit.run([PY, "-c", "pass"], warm=True, preload=["no_such_module_xyz"])
     assert r.returncode == 0 and delta(st, None, "unsupported") == 1
+
+
+def test_tool_cpu_is_in_callers_rusage_children():
+    import resource
+    spawnkit.run([PY, "-c", "pass"], warm=True)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    r = spawnkit.run([PY, "-c", "import time\nt = time.process_time()\n"
+                      "while time.process_time() - t < 0.3: pass"], warm=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    assert r.returncode == 0
+    used = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    assert used >= 0.25, used
