@@ -252,3 +252,13 @@ def test_tool_cpu_is_in_callers_rusage_children():
     assert r.returncode == 0
     used = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     assert used >= 0.25, used
+
+
+def test_fresh_random_and_thread_identity_per_call():
+    code = ("import os, random, tempfile, threading; print(random.random(), tempfile.mktemp(), "
+            "threading.main_thread() is threading.current_thread(), "
+            "threading.get_native_id() == os.getpid())")
+    for pre in (None, ["random", "threading", "tempfile"]):
+        outs = [spawnkit.run([PY, "-c", code], warm=True, preload=pre).stdout for _ in range(3)]
+        assert len(set(outs)) == 3, outs
+        assert all(o.split()[-2:] == [b"True", b"True"] for o in outs), outs
