@@ -262,3 +262,34 @@ def test_fresh_random_and_thread_identity_per_call():
         outs = [spawnkit.run([PY, "-c", code], warm=True, preload=pre).stdout for _ in range(3)]
         assert len(set(outs)) == 3, outs
         assert all(o.split()[-2:] == [b"True", b"True"] for o in outs), outs
+
+
+@pytest.mark.parametrize("thread", [False, True])
+def test_interpreter_ends_with_its_caller(thread):
+    # A caller that exits without warm_shutdown(): its warm interpreter sees
+    # end of file on the socketpair (and PR_SET_PDEATHSIG when started from
+    # the main thread) and exits; nothing is left running.
+    code = f"""
+import os, sys, threading, spawnkit
+def call():
+    spawnkit.run([{PY!r}, "-c", "pass"], warm=True)
+if {thread!r}:
+    t = threading.Thread(target=call); t.start(); t.join()
+else:
+    call()
+kids = []
+for pid in os.listdir("/proc"):
+    if pid.isdigit():
+        try:
+            st = open(f"/proc/{{pid}}/stat").read()
+            cmd = open(f"/proc/{{pid}}/cmdline", "rb").read()
+        except OSError:
+            continue
+        if int(st[st.rindex(")") + 2:].split()[1]) == os.getpid() and b"spawnkit warm interpreter" in cmd:
+            kids.append(pid)
+print(" ".join(kids))
+"""
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, check=True)
+    pids = [int(p) for p in r.stdout.split()]
+    assert len(pids) == 1, r
+    assert wait_dead(pids, timeout=10)
