@@ -29,6 +29,9 @@ export interface SpawnOptions {
   /** Start a Python call (`python [flags] script|-c|-m ...`) from a warm
    *  interpreter when it fits; anything else runs cold (docs/warm.md). */
   warm?: boolean;
+  /** With warm: modules the warm interpreter imports once (then visible in
+   *  the tool's sys.modules: opt-in).  Part of the interpreter's key. */
+  preload?: readonly string[];
 }
 
 export interface RunOptions extends Omit<SpawnOptions, 'stdio' | 'argv0'> {

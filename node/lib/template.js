@@ -41,8 +41,9 @@ class Template {
     const spec = stdioSpec(opts.stdio);
     const flags = (opts.inheritFds ? INHERIT_FDS : 0) | (opts.warm ? WARM : 0);
     const child = new SpawnkitChild(this.file, argv);
+    const preload = opts.warm && opts.preload?.length ? opts.preload.join(',') : null;
     const res = this._alive().spawn(this._h, argv, envp, cwd, spec, flags,
-      (code, sig) => child._onExit(code, sig));
+      (code, sig) => child._onExit(code, sig), preload);
     if (typeof res === 'number') return res;
     child._attach(res, opts);
     return child;

@@ -210,13 +210,13 @@ static void child_finalize(napi_env env, void *data, void *hint)
 
 static napi_value js_spawn(napi_env env, napi_callback_info info)
 {
-	size_t argc = 7;
-	napi_value argv[7], result = NULL, ext, item;
+	size_t argc = 8;
+	napi_value argv[8], result = NULL, ext, item;
 	napi_valuetype type;
 	struct template_box *b;
 	struct stdio_plan plan;
 	struct child_watch *w;
-	char **args = NULL, **envp = NULL, *cwd = NULL;
+	char **args = NULL, **envp = NULL, *cwd = NULL, *preload = NULL;
 	int spec[3], pidfd = -1, r;
 	uint32_t flags;
 	pid_t pid;
@@ -245,6 +245,14 @@ static napi_value js_spawn(napi_env env, napi_callback_info info)
 		CHECK(napi_get_value_int32(env, item, &spec[i]));
 	}
 	CHECK(napi_get_value_uint32(env, argv[5], &flags));
+	if (argc > 7) {
+		CHECK(napi_typeof(env, argv[7], &type));
+		if (type == napi_string) {
+			preload = dup_string(env, argv[7]);	/* "json,re" */
+			if (!preload)
+				goto out;
+		}
+	}
 
 	r = stdio_plan_build(&plan, spec, cwd);
 	if (r < 0) {
@@ -258,7 +266,7 @@ static napi_value js_spawn(napi_env env, napi_callback_info info)
 	    spawnkit_warm_spawn(spawnkit_template_path(b->t), args,
 				envp ? envp : (char *const[]){ NULL }, plan.actions,
 				plan.nr_actions, flags & SPAWNKIT_SPAWN_INHERIT_FDS,
-				NULL, &pid, &pidfd))
+				preload, &pid, &pidfd))
 		pid = spawnkit_spawn(b->t, args, envp ? envp : (char *const[]){ NULL },
 				     plan.actions, plan.nr_actions,
 				     flags & SPAWNKIT_SPAWN_INHERIT_FDS, &pidfd);
@@ -289,6 +297,7 @@ out:
 	free(args);
 	free(envp);
 	free(cwd);
+	free(preload);
 	return result;
 napi_fail:
 	result = NULL;

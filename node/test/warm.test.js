@@ -55,6 +55,17 @@ for (const py of PYS) {
   });
 }
 
+test('preload: visible in sys.modules, a separate interpreter', async () => {
+  const py = PYS[0];
+  const args = ['-S', '-c', 'import sys; print("decimal" in sys.modules)'];
+  const plain = await sk.run(py, args, { warm: true });
+  const before = sk.warmStats();
+  const pre = await sk.run(py, args, { warm: true, preload: ['decimal'] });
+  assert.equal(plain.stdout, 'False\n');
+  assert.equal(pre.stdout, 'True\n');
+  assert.equal(sk.warmStats().started, before.started + 1);
+});
+
 test('a call that is not Python runs cold, reason counted', async () => {
   const before = sk.warmStats();
   const r = await sk.run('echo', ['hi'], { warm: true });
