@@ -231,6 +231,17 @@ def main():
                 failed += 1
                 for f in fails:
                     print("FAIL %s [%s] %s" % (py, name, f[:600]))
+        # a script reached through a symlink: __file__ is the link,
+        # sys.path[0] the real directory (its sibling imports must resolve)
+        with tempfile.TemporaryDirectory(prefix="spawnkit-warm-link-") as tmp:
+            os.symlink(C("imports.py"), os.path.join(tmp, "link.py"))
+            total += 1
+            fails = check_case(py, "symlinked-script", [os.path.join(tmp, "link.py")], {}, "warm")
+            fails += check_case(py, "symlinked-relative", ["link.py"], {"cwd": tmp}, "warm")
+            if fails:
+                failed += 1
+                for f in fails:
+                    print("FAIL %s [symlink] %s" % (py, f[:600]))
         # the same interpreter through a venv (argv[0] and sys.prefix differ)
         with tempfile.TemporaryDirectory(prefix="spawnkit-warm-venv-") as tmp:
             made = subprocess.run([rp, "-m", "venv", "--without-pip", tmp], capture_output=True)
