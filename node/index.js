@@ -3,7 +3,10 @@
 const native = require('./lib/native');
 const { Template } = require('./lib/template');
 const { SpawnkitChild } = require('./lib/child');
-const { run, execFile, clearTemplateCache, templateCacheSize, warmStats, warmShutdown } = require('./lib/run');
+const {
+  run, execFile, clearTemplateCache, configureTemplateCache, templateCacheSize, templateCacheMaxSize,
+  warmStats, warmShutdown,
+} = require('./lib/run');
 const { AbortError } = require('./lib/errors');
 
 module.exports = {
@@ -12,7 +15,9 @@ module.exports = {
   run,
   execFile,
   clearTemplateCache,
+  configureTemplateCache,
   templateCacheSize,
+  templateCacheMaxSize,
   warmStats,
   warmShutdown,
   AbortError,
