@@ -5,6 +5,7 @@ const { Template } = require('./lib/template');
 const { SpawnkitChild } = require('./lib/child');
 const {
   run, execFile, clearTemplateCache, configureTemplateCache, templateCacheSize, templateCacheMaxSize,
+  warmStats, warmShutdown,
 } = require('./lib/run');
 const { AbortError } = require('./lib/errors');
 const { registerStats } = require('./lib/register/stats');
@@ -18,6 +19,8 @@ module.exports = {
   configureTemplateCache,
   templateCacheSize,
   templateCacheMaxSize,
+  warmStats,
+  warmShutdown,
   AbortError,
   // Starts routed through spawnkit / handed to stock by spawnkit/register.
   registerStats,
