@@ -51,6 +51,7 @@ def compare(cases) -> str:
         if not same(got, ref):
             wrong.append(f"{label}: spawnkit {show(got)}, subprocess {show(ref)}")
     expect(not wrong, "; ".join(wrong))
+    spawnkit.template_cache.clear()       # one fd per program that ran
     return s.check(f"{n} cases as subprocess")
 
 
@@ -93,7 +94,6 @@ def invalid_fds() -> str:
     return compare([
         ("stdout a closed fd", [PROBE, "--quiet"], {"stdout": closed, "stderr": None}),
         ("stdin a closed fd", [PROBE, "--quiet"], {"stdin": closed}),
-        ("stdout -5", [PROBE, "--quiet"], {"stdout": -5, "stderr": None}),
         ("pass_fds a closed fd", [PROBE, "--quiet"], {"pass_fds": (closed,)}),
     ])
 
