@@ -22,6 +22,8 @@ suite c-suite env SPAWN_BACKENDS="user" BATCH_BACKENDS="${BATCH_BACKENDS:-emulat
 suite man-pages tests/man/check-man.sh
 [ -f python/Makefile ] && suite python make -s test-python
 [ -f node/Makefile ] && suite node make -s test-node
+# Smoke-sized stress and fault suite (the full one: make test-stress).
+[ -x tests/stress/run.sh ] && suite stress make -s test-stress-smoke
 if [ "$mode" = all ] && [ -f kernel/Makefile ]; then
 	suite kernel make -s test-kernel
 fi
