@@ -32,10 +32,11 @@ RUN_IO_HEADER = os.path.join(RUN_IO_DIR, "run_io.h")
 
 
 def _has_pathsearch() -> bool:
-    """spawnkit_pathsearch() lives in batch.h once the batch library has it."""
+    """spawnkit_pathsearch() and _cwd() live in batch.h once the batch
+    library has them."""
     try:
         with open(BATCH_H) as f:
-            return "spawnkit_pathsearch" in f.read()
+            return "spawnkit_pathsearch_cwd" in f.read()
     except OSError:
         return False
 
@@ -165,6 +166,8 @@ RUN_IO_CDEF = cdef_of_header(RUN_IO_H)
 PATHSEARCH_CDEF = r"""
 int spawnkit_pathsearch(const char *name, const char *path_env, char *out,
                         size_t outlen);
+int spawnkit_pathsearch_cwd(const char *name, const char *path_env,
+                            const char *cwd, char *out, size_t outlen);
 """
 
 SOURCE = r"""

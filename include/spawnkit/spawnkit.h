@@ -104,6 +104,19 @@ pid_t spawnkit_spawn(struct spawnkit_template *t, char *const argv[],
 		     const struct spawn_template_action *actions,
 		     unsigned int nr_actions, unsigned int flags, int *pidfd);
 
+/*
+ * Reap the child behind pidfd (as spawnkit_spawn() returned it):
+ * waitid(P_PIDFD, WEXITED, plus WNOHANG when options has it).  Returns 1 with
+ * a wait status in *wstatus (WIFEXITED(), WEXITSTATUS(), WTERMSIG() apply),
+ * 0 under WNOHANG while the child runs, or -errno: EINTR, EBADF, EINVAL
+ * (options other than WNOHANG, wstatus NULL), ECHILD.
+ * A child another waiter reaped first (a SIGCHLD handler's waitpid(-1),
+ * SIGCHLD ignored) still gives its real status where the kernel keeps it on
+ * the pidfd (PIDFD_INFO_EXIT, Linux 6.15); elsewhere that status is lost
+ * and the answer is -ECHILD, never a made-up status.
+ */
+int spawnkit_pidfd_wait(int pidfd, int options, int *wstatus);
+
 /* The raw ABI form of spawn: flags are SPAWN_TEMPLATE_SPAWN_* (kernel
  * flags, so without REPORT_ERRNO the proposal's exit-status behaviour). */
 pid_t spawnkit_spawn_args(struct spawnkit_template *t,

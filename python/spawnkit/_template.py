@@ -8,6 +8,7 @@ memory another thread is using.
 """
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import threading
@@ -21,7 +22,7 @@ __all__ = ["Template", "TemplateCache", "template_cache", "which", "backend",
 
 StrOrBytesPath = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
 
-_HAVE_PATHSEARCH = hasattr(lib, "spawnkit_pathsearch")
+_HAVE_PATHSEARCH = hasattr(lib, "spawnkit_pathsearch_cwd")
 
 
 def backend() -> str:
@@ -43,21 +44,28 @@ def kernel_has_spawn_template() -> bool:
 
 def _search_path(name: bytes, path_env: Optional[bytes], cwd: Optional[bytes]) -> bytes:
     """execvp's search, done in the parent: the first executable regular file
-    named `name` in the PATH directories; PermissionError if only
-    non-executable matches exist (execvp's EACCES), else FileNotFoundError.
-    An empty PATH element means the child's working directory, as for execvp.
+    named `name` in the PATH directories; PermissionError if only matches
+    that cannot be executed exist (not executable, or a directory: execvp's
+    EACCES), else FileNotFoundError.  Relative PATH elements (an empty one
+    is ".") name directories under the child's working directory `cwd`, as
+    for execvp in the child.  The library's spawnkit_pathsearch_cwd() does
+    the search; the loop below only serves a library without it.
     """
+    if not name:
+        # subprocess tries "dir/" for each PATH entry and execve says
+        # EACCES for a directory: the same error, without the search.
+        raise error_from_errno(errno.EACCES, "")
     if path_env is None:
         path_env = os.fsencode(os.defpath)
-    if _HAVE_PATHSEARCH and not cwd and b"\0" not in path_env:
+    if _HAVE_PATHSEARCH and b"\0" not in path_env and b"\0" not in (cwd or b""):
         out = ffi.new("char[]", 4096)
-        rc = lib.spawnkit_pathsearch(name, path_env, out, 4096)
+        rc = lib.spawnkit_pathsearch_cwd(name, path_env, cwd or ffi.NULL, out, 4096)
         if rc >= 0:
             return os.path.abspath(ffi.string(out))
         raise error_from_errno(-rc, os.fsdecode(name))
     denied = False
     for d in path_env.split(b":"):
-        cand = os.path.join(d or cwd or b".", name)
+        cand = os.path.join(cwd or b".", d or b".", name)
         if os.access(cand, os.X_OK):
             try:
                 if stat.S_ISREG(os.stat(cand).st_mode):

@@ -31,10 +31,13 @@ long sk_batch_begin(struct sk_batch_run *r, const struct batch_entry *entries,
 		return -EFAULT;
 	if (count <= SK_BATCH_STACK_ENTRIES) {
 		r->work = r->stack;
+		r->results = r->stack_results;
 	} else {
-		r->work = malloc(bytes);
+		/* one allocation: the entries, then the results */
+		r->work = malloc(bytes + (size_t)count * sizeof(*results));
 		if (!r->work)
 			return -ENOMEM;
+		r->results = (int64_t *)(r->work + count);
 	}
 	memcpy(r->work, entries, bytes);
 	return 0;
@@ -44,11 +47,34 @@ long sk_batch_results_init(struct sk_batch_run *r)
 {
 	unsigned int i;
 
-	if (sk_probe_write(r->ur, r->ur_end - r->ur))
+	/* sk_probe_range puts back the bytes it tries: a program that a
+	 * backend then refuses leaves the caller's results as they were. */
+	if (sk_probe_range(r->ur, r->ur_end - r->ur, 1))
 		return -EFAULT;
 	for (i = 0; i < r->count; i++)
 		r->results[i] = -ECANCELED;
+	memset(r->ran, 0, (r->count + 63) / 64 * sizeof(r->ran[0]));
 	return 0;
+}
+
+long sk_batch_finish(struct sk_batch_run *r, unsigned int last)
+{
+	size_t bytes = r->ur_end - r->ur;
+	unsigned int i;
+	long ret = last;
+
+	for (i = 0; i < r->count; i++)
+		if (!(r->ran[i / 64] & (1ULL << (i % 64))))
+			r->results[i] = -ECANCELED;
+	/* The batch's own calls may have unmapped or write-protected the
+	 * array since results_init: ask again, page by page, just before the
+	 * copy (the write probe clobbers only bytes the copy overwrites). */
+	if (sk_probe_write(r->ur, bytes))
+		ret = -EFAULT;
+	else
+		memcpy((void *)r->ur, r->results, bytes);
+	sk_batch_end(r);
+	return ret;
 }
 
 void sk_batch_end(struct sk_batch_run *r)
@@ -56,6 +82,7 @@ void sk_batch_end(struct sk_batch_run *r)
 	if (r->work && r->work != r->stack)
 		free(r->work);
 	r->work = NULL;
+	r->results = NULL;
 }
 
 /*

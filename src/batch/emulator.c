@@ -42,10 +42,9 @@ long sk_batch_emulator(const struct batch_entry *entries, int64_t *results,
 			res = sk_syscall6((long)e.nr, (long)e.args[0], (long)e.args[1],
 					  (long)e.args[2], (long)e.args[3],
 					  (long)e.args[4], (long)e.args[5]);
-		results[i] = res;
+		sk_batch_set(&r, i, res);
 		last = i;
 		i = sk_batch_next(&e, res, i, count);
 	}
-	sk_batch_end(&r);
-	return last;
+	return sk_batch_finish(&r, last);
 }
