@@ -84,6 +84,7 @@ static long model_run(const struct batch_entry *e, const int64_t *res_addr,
 {
 	struct batch_entry w[MAXN];
 	unsigned int i = 0, k, last = 0;
+	char ran[MAXN] = { 0 };
 
 	memcpy(w, e, n * sizeof(*e));
 	for (k = 0; k < n; k++)
@@ -118,12 +119,17 @@ static long model_run(const struct batch_entry *e, const int64_t *res_addr,
 		if (!c.flags && c.nr == SYS_getppid)
 			v = getppid();
 		out[i] = v;
+		ran[i] = 1;
 		last = i;
 		k = c.jump[kind(v)];
 		if (k == BATCH_JUMP_END)
 			break;
 		i = i + 1 + k;
 	}
+	/* a word copy may have written the slot of an entry that never ran */
+	for (k = 0; k < n; k++)
+		if (!ran[k])
+			out[k] = -ECANCELED;
 	return last;
 }
 
