@@ -5,6 +5,7 @@
 #                   smoke runs, Python, Node.js, and the patched kernel under QEMU
 #   make test-user  every test that needs no patched kernel
 #   make test-stress  the stress and fault suite, full size (tests/stress/)
+#   make test-asan  the library and the C stress programs under ASan/UBSan
 #   make bench      the main benchmark (agent-tools table)
 #   make bench-spawn / bench-batch / bench-node / bench-kernel
 #   make install    PREFIX=/usr/local DESTDIR=
@@ -47,7 +48,7 @@ EX_SRCS   := $(sort $(wildcard examples/*.c))
 EX_BINS   := $(EX_SRCS:%.c=$(B)/%)
 
 .PHONY: all lib test test-user test-c test-fuzz test-python test-node test-kernel \
-	test-stress test-stress-smoke stress-bins \
+	test-stress test-stress-smoke stress-bins test-asan \
 	bench bench-spawn bench-batch bench-node bench-kernel kernel deps install clean
 
 all: lib $(TOOL_BINS) $(EX_BINS)
@@ -136,6 +137,17 @@ test-stress: stress-bins
 
 test-stress-smoke: stress-bins
 	PY=$(PY) ./tests/stress/run.sh smoke
+
+# The library and the C stress programs built with ASan and UBSan (in
+# build-asan/), then the C scenarios at smoke size: a memory error or
+# undefined behaviour aborts its scenario, which counts as a crash.
+ASAN_CFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+	-fno-sanitize-recover=undefined
+test-asan:
+	$(MAKE) -s B=build-asan CFLAGS="$(ASAN_CFLAGS)" lib \
+		$(STRESS_SRCS:%.c=build-asan/%) $(HELPER_SRCS:%.c=build-asan/%)
+	ASAN_OPTIONS=abort_on_error=1:detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
+		B=build-asan STRESS_ASAN=1 STRESS_RSS_SLACK_KB=262144 STRESS_ONLY='c_*' ./tests/stress/run.sh smoke
 
 kernel:
 	$(MAKE) -C kernel bzImage

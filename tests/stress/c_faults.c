@@ -146,6 +146,10 @@ static int enomem_rlimit_as(void)
 
 	if (!t)
 		return SV_WRONG;
+	if (env_long("STRESS_ASAN", 0)) {
+		note("ASan reserves terabytes of address space: RLIMIT_AS cannot be tested");
+		return SV_SKIP;
+	}
 	/* the loader's complaints of the children that could not map libc */
 	dup2(open("/dev/null", O_WRONLY | O_CLOEXEC), 2);
 	s = snap_take();

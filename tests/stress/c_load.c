@@ -103,7 +103,7 @@ static long load(int threads, long per, int with_forker, long *forks)
 
 static int threads_n(void)
 {
-	return env_long("STRESS_SCALE", 1) > 1 ? 16 : 4;
+	return env_long("STRESS_SCALE", 1) > 2 ? 16 : 4;
 }
 
 static int run_load(int with_forker, const char *what)
