@@ -136,11 +136,12 @@ def distinct_programs_fd_limit() -> str:
     (as with subprocess) and the template cache keeps no fd per path."""
     d = tempfile.mkdtemp(prefix="skstress.")
     try:
-        paths = []
-        for i in range(300):
-            p = os.path.join(d, f"prog{i}")
-            os.link(PROBE, p) if i else shutil.copy2(PROBE, p)
-            paths.append(p)
+        # links of a private copy: a link changes the inode's ctime, and the
+        # shared probe must not look replaced to anyone else's templates
+        paths = [os.path.join(d, f"prog{i}") for i in range(300)]
+        shutil.copy2(PROBE, paths[0])
+        for p in paths[1:]:
+            os.link(paths[0], p)
         spawnkit.run([PROBE, "--quiet"])
         base = len(fds())
         old = set_nofile(256)
