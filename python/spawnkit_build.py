@@ -94,6 +94,8 @@ struct spawn_template_spawn_args {
 #define SPAWNKIT_BACKEND_KERNEL ...
 #define SPAWNKIT_SPAWN_INHERIT_FDS ...
 #define SPAWNKIT_SPAWN_EXIT_STATUS ...
+#define SPAWNKIT_TEMPLATE_CACHE_IDLE_SEC ...
+#define SPAWNKIT_TEMPLATE_CACHE_REMAKES ...
 
 struct spawnkit_template;
 
@@ -114,6 +116,8 @@ pid_t spawnkit_spawn(struct spawnkit_template *t, char *const argv[],
                      char *const envp[],
                      const struct spawn_template_action *actions,
                      unsigned int nr_actions, unsigned int flags, int *pidfd);
+int spawnkit_pidfd_wait(int pidfd, int options, int *wstatus);
+int spawnkit_template_cache_max(void);
 pid_t spawnkit_spawn_args(struct spawnkit_template *t,
                           struct spawn_template_spawn_args *args, size_t size);
 int spawnkit_sys_spawn_template_create(struct spawn_template_create_args *args,

@@ -19,7 +19,7 @@ import time
 from typing import Any, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ._errors import NoOutputTimeoutExpired
-from ._io import (DEADLINE, EOF, IDLE, _FOREVER, Capture, Pump, RunIO,
+from ._io import (DEADLINE, EOF, IDLE, NONE, _FOREVER, Capture, Pump, RunIO,
                   deadline_ns, wait_pidfd)
 from ._process import DEVNULL, PIPE, Argv, Process, _spawn_raw
 from ._template import StrOrBytesPath
@@ -181,19 +181,22 @@ def run(args: Argv, *, input: Union[None, bytes, str] = None,
         io = RunIO(fds[0], data, fds[1], fds[2], output_limit)
         code = io.pump(deadline, deadline_ns(no_output_timeout))
         if code == EOF:
-            returncode = wait_pidfd(pidfd, deadline)
+            returncode = wait_pidfd(pidfd, deadline, pid)
             if returncode is None:
                 code = DEADLINE                  # pipes closed, child still running
         if code != EOF:
             _kill_and_drain(pid, pidfd, io, kill_grace)
-            returncode = wait_pidfd(pidfd)
+            returncode = wait_pidfd(pidfd, NONE, pid)
         kept = io.outputs()
     except BaseException:
         if returncode is None:                   # interrupted: leave nothing behind
             inodes = (io.pipe_inodes() if io is not None
                       else [os.fstat(fd).st_ino for fd in fds[1:] if fd is not None])
             kill_tree(pid, pidfd, signal.SIGKILL, inodes)
-            wait_pidfd(pidfd)
+            try:
+                wait_pidfd(pidfd)
+            except ChildProcessError:
+                pass                             # already reaped elsewhere
         raise
     finally:
         os.close(pidfd)

@@ -12,13 +12,12 @@ import errno
 import os
 import stat
 import threading
-from typing import Dict, Optional, Union
+from typing import Optional, Union
 
 from ._errors import error_from_errno
 from ._ffi import ffi, lib
 
-__all__ = ["Template", "TemplateCache", "template_cache", "which", "backend",
-           "kernel_has_spawn_template"]
+__all__ = ["Template", "which", "backend", "kernel_has_spawn_template"]
 
 StrOrBytesPath = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
 
@@ -211,67 +210,3 @@ class Template:
     def __repr__(self) -> str:
         state = "closed" if self.closed else self.backend
         return f"<spawnkit.Template {self.path!r} {state}>"
-
-
-class TemplateCache:
-    """Per-process templates keyed by absolute path, safe for many threads.
-
-    get() returns the cached template or makes one; replace_stale() swaps a
-    template that reported ESTALE for a new one made from the same path
-    (exactly once when many threads hit the same stale template).
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._map: Dict[bytes, Template] = {}
-
-    def get(self, path: StrOrBytesPath) -> Template:
-        key = os.fsencode(path)
-        t = self._map.get(key)        # lock-free hit: a dict read is atomic
-        if t is not None:
-            return t
-        with self._lock:
-            t = self._map.get(key)
-            if t is None:
-                t = Template(key)
-                self._map[key] = t
-            return t
-
-    def replace_stale(self, path: StrOrBytesPath, stale: Template) -> Template:
-        key = os.fsencode(path)
-        with self._lock:
-            cur = self._map.get(key)
-            if cur is not None and cur is not stale:
-                return cur            # another thread already replaced it
-            self._map.pop(key, None)
-            stale.close()
-            t = Template(key)          # may raise (file gone): nothing cached
-            self._map[key] = t
-            return t
-
-    def discard(self, path: StrOrBytesPath) -> None:
-        with self._lock:
-            t = self._map.pop(os.fsencode(path), None)
-        if t is not None:
-            t.close()
-
-    def clear(self) -> None:
-        with self._lock:
-            ts, self._map = list(self._map.values()), {}
-        for t in ts:
-            t.close()
-
-    def __len__(self) -> int:
-        return len(self._map)
-
-    def __contains__(self, path: object) -> bool:
-        return isinstance(path, (str, bytes, os.PathLike)) and os.fsencode(path) in self._map
-
-    def _after_fork(self) -> None:
-        # A lock held by another thread at fork() would stay held forever.
-        self._lock = threading.Lock()
-
-
-#: The process-wide cache behind spawnkit.spawn() and spawnkit.run().
-template_cache = TemplateCache()
-os.register_at_fork(after_in_child=template_cache._after_fork)

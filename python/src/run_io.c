@@ -13,6 +13,7 @@
  */
 #define _GNU_SOURCE 1
 #include "run_io.h"
+#include <spawnkit/spawnkit.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -357,7 +358,7 @@ int sk_runio_pump(struct sk_runio *io, int64_t deadline_ns, int64_t idle_ns)
 
 static int wait_child(int pidfd, int64_t deadline_ns, int *status_out)
 {
-    siginfo_t si;
+    int rc, ws = 0;
 
     if (deadline_ns >= 0) {
         /* A pidfd is readable once the child has ended; look at least once
@@ -374,10 +375,14 @@ static int wait_child(int pidfd, int64_t deadline_ns, int *status_out)
         if (p.revents & POLLNVAL)
             return -EBADF;
     }
-    memset(&si, 0, sizeof(si));
-    if (waitid(P_PIDFD, (id_t)pidfd, &si, WEXITED) < 0)
-        return errno == EINTR ? SK_RUNIO_INTR : -errno;
-    *status_out = si.si_code == CLD_EXITED ? si.si_status : -si.si_status;
+    /* The library's wait: a status another waiter took is still found
+     * where the kernel keeps it on the pidfd, else -ECHILD (never 0). */
+    rc = spawnkit_pidfd_wait(pidfd, 0, &ws);
+    if (rc == -EINTR)
+        return SK_RUNIO_INTR;
+    if (rc < 0)
+        return rc;
+    *status_out = WIFEXITED(ws) ? WEXITSTATUS(ws) : -WTERMSIG(ws);
     return SK_RUNIO_EOF;
 }
 
