@@ -64,6 +64,7 @@ function children() {
 
 class Snap {
   constructor() {
+    if (global.gc) global.gc(); // scenarios run with --expose-gc: RSS of live data
     this.fds = fdList().length;
     this.pidfds = pidfds();
     this.children = children();
@@ -146,7 +147,7 @@ function main() {
     const tmp = fs.mkdtempSync(path.join(process.env.TMPDIR || '/tmp', 'skstress.'));
     const detailFile = path.join(tmp, 'detail');
     const fd = fs.openSync(detailFile, 'w');
-    const argv = [...s.prefix, process.execPath, process.argv[1], '--one', s.name];
+    const argv = [...s.prefix, process.execPath, '--expose-gc', process.argv[1], '--one', s.name];
     const r = cp.spawnSync(argv[0], argv.slice(1), {
       stdio: ['ignore', 'pipe', 'pipe', fd],
       env: { ...process.env, STRESS_DETAIL_FD: '3' },
