@@ -15,7 +15,9 @@
  *   kill(child, sig)                          -> 0 | -errno
  *   killTree(child, sig, inodes[])            -> count | -errno
  *   ref(child, bool)
- *   pathsearch(name, PATH)                    -> string | -errno  (when available)
+ *   pathsearch(name, PATH, cwd|null)          -> string | -errno  (when available)
+ *   templateCacheMax()                        -> number (the cache policy's bound)
+ *   templateCacheRemakes, templateCacheIdleSec   the policy's constants
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -259,7 +261,7 @@ static napi_value js_spawn(napi_env env, napi_callback_info info)
 	if (r < 0) {
 		/* Cannot watch it: do not leave an orphan running. */
 		sk_pidfd_signal(pidfd, SIGKILL);
-		waitid(P_PIDFD, (id_t)pidfd, &(siginfo_t){ 0 }, WEXITED);
+		spawnkit_pidfd_wait(pidfd, 0, &(int){ 0 });
 		close(pidfd);
 		for (int i = 0; i < 3; i++)
 			if (plan.parent_fd[i] >= 0)
@@ -354,16 +356,22 @@ napi_fail:
 
 static napi_value js_pathsearch(napi_env env, napi_callback_info info)
 {
-	size_t argc = 2;
-	napi_value argv[2], out = NULL;
-	char *name = NULL, *path = NULL, buf[4096];
-	int r;
+	size_t argc = 3;
+	napi_value argv[3], out = NULL;
+	napi_valuetype cwd_type = napi_undefined;
+	char *name = NULL, *path = NULL, *cwd = NULL, buf[4096];
+	int r, ok;
 
 	CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+	if (argc >= 3)
+		CHECK(napi_typeof(env, argv[2], &cwd_type));
 	name = dup_string(env, argv[0]);
 	path = name ? dup_string(env, argv[1]) : NULL;
-	if (path) {
-		r = pathsearch_shim(name, path, buf, sizeof(buf));
+	ok = path != NULL;
+	if (ok && cwd_type == napi_string)
+		ok = (cwd = dup_string(env, argv[2])) != NULL;
+	if (ok) {
+		r = pathsearch_shim(name, path, cwd, buf, sizeof(buf));
 		if (r < 0)
 			out = num(env, r);
 		else
@@ -371,9 +379,16 @@ static napi_value js_pathsearch(napi_env env, napi_callback_info info)
 	}
 	free(name);
 	free(path);
+	free(cwd);
 	return out;
 napi_fail:
 	return NULL;
+}
+
+static napi_value js_template_cache_max(napi_env env, napi_callback_info info)
+{
+	(void)info;
+	return num(env, spawnkit_template_cache_max());
 }
 
 static napi_value init(napi_env env, napi_value exports)
@@ -387,6 +402,7 @@ static napi_value init(napi_env env, napi_value exports)
 		{ "killTree", NULL, js_kill_tree, NULL, NULL, NULL, napi_default, NULL },
 		{ "ref", NULL, js_ref, NULL, NULL, NULL, napi_default, NULL },
 		{ "pathsearch", NULL, js_pathsearch, NULL, NULL, NULL, napi_default, NULL },
+		{ "templateCacheMax", NULL, js_template_cache_max, NULL, NULL, NULL, napi_default, NULL },
 	};
 	napi_value has;
 
@@ -394,6 +410,10 @@ static napi_value init(napi_env env, napi_value exports)
 		return NULL;
 	napi_get_boolean(env, PATHSEARCH_NATIVE, &has);
 	napi_set_named_property(env, exports, "pathsearchNative", has);
+	napi_set_named_property(env, exports, "templateCacheRemakes",
+				num(env, SPAWNKIT_TEMPLATE_CACHE_REMAKES));
+	napi_set_named_property(env, exports, "templateCacheIdleSec",
+				num(env, SPAWNKIT_TEMPLATE_CACHE_IDLE_SEC));
 	return exports;
 }
 
