@@ -164,7 +164,7 @@ function main() {
       detail = `no result after ${deadline} s`;
     } else if (r.signal) {
       verdict = 'crash';
-      detail = `${detail}; killed by ${r.signal}`;
+      detail = `${detail ? `${detail}; ` : ''}killed by ${r.signal}`;
     } else {
       verdict = verdictOf[r.status] ?? 'wrong';
       if (!(r.status in verdictOf)) detail = `${detail}; exit ${r.status}`;

@@ -2,8 +2,9 @@
 # run.sh smoke|full - the stress and fault suite (`make test-stress`; the
 # smoke size runs inside `make test`).
 #
-# Runs every scenario program: build/tests/stress/c_* (C library),
-# tests/stress/py_*.py (Python binding, through py_harness.py), node_*.js
+# Runs harness_check.sh (each harness must count a planted hang, crash,
+# leak and wrong result), then every scenario program: build/tests/stress/c_*
+# (C library), tests/stress/py_*.py (Python binding, through py_harness.py), node_*.js
 # (Node.js addon, through node_harness.js), fuzz.sh (each libFuzzer target for
 # a fixed number of runs from a fixed seed) and mdu_du.sh (mdu against GNU du).
 # Each scenario runs in a process of its own under a deadline and prints
@@ -65,6 +66,9 @@ run() {
 }
 
 echo "stress: size $size (STRESS_SCALE=$STRESS_SCALE, fuzz runs $STRESS_FUZZ_RUNS each), python $PY"
+# first the suite's own check: each harness must see a planted hang,
+# crash, leak and wrong result for what they are
+[ -x tests/stress/harness_check.sh ] && run harness tests/stress/harness_check.sh
 for p in "$B"/tests/stress/c_*; do
 	[ -x "$p" ] && run "$(basename "$p")" "$p"
 done

@@ -343,13 +343,15 @@ static inline int st_run_one(const char *prog, const struct scenario *s)
 	ssize_t n = 0, k;
 	pid_t pid;
 
-	if (pipe2(p, O_CLOEXEC))
-		return 1;
 	fflush(stdout);
-	pid = fork();
+	if (pipe2(p, O_CLOEXEC) || (pid = fork()) < 0) {
+		printf("STRESS crash %s/%s: cannot start it: %s\n", prog, s->name, strerror(errno));
+		return 1;
+	}
 	if (pid == 0) {
 		int v;
 
+		setpgid(0, 0);		/* its descendants: one group to kill */
 		close(p[0]);
 		v = s->fn();
 		if (write(p[1], st_note_buf, strlen(st_note_buf)) < 0)
@@ -363,6 +365,7 @@ static inline int st_run_one(const char *prog, const struct scenario *s)
 		long left = deadline - now_ms();
 
 		if (left <= 0) {
+			kill(-pid, SIGKILL);
 			kill(pid, SIGKILL);
 			waitpid(pid, &st, 0);
 			verdict = "hang";
@@ -390,11 +393,11 @@ static inline int st_run_one(const char *prog, const struct scenario *s)
 			 n ? "; " : "", WEXITSTATUS(st));
 	}
 out:
+	kill(-pid, SIGKILL);	/* anything the scenario left running */
 	close(pidfd);
 	close(p[0]);
 	printf("STRESS %s %s/%s: %s\n", verdict, prog, s->name, detail);
 	fflush(stdout);
-	/* Any descendant the scenario left behind must not outlive it. */
 	return 0;
 }
 
