@@ -116,11 +116,11 @@ pid_t spawnkit_spawn(struct spawnkit_template *t, char *const argv[],
  *  - a spawn from a cached template that fails with ESTALE (the file was
  *    replaced) or EACCES (the credentials changed since it was made) makes
  *    a new template from the same path and spawns again, at most
- *    SPAWNKIT_TEMPLATE_CACHE_REMAKES times in one call, then reports the
+ *    SPAWNKIT_STALE_RETRIES times in one call, then reports the
  *    error.
  */
 #define SPAWNKIT_TEMPLATE_CACHE_IDLE_SEC	300
-#define SPAWNKIT_TEMPLATE_CACHE_REMAKES		8
+#define SPAWNKIT_STALE_RETRIES			3
 int spawnkit_template_cache_max(void);
 
 /*

@@ -9,12 +9,12 @@
 //  - a template unused for templateCacheIdleSec seconds is closed (checked
 //    whenever the cache is used);
 //  - run.js remakes a template that failed with ESTALE or EACCES at most
-//    templateCacheRemakes times per call.
+//    STALE_RETRIES (SPAWNKIT_STALE_RETRIES) times per call.
 // Closing a template does not touch the children started from it.
 const native = require('./native');
 const { Template } = require('./template');
 
-const REMAKES = native.templateCacheRemakes;
+const REMAKES = native.STALE_RETRIES;
 
 class TemplateCache {
   constructor({ maxSize, idleMs, clock } = {}) {
@@ -33,6 +33,7 @@ class TemplateCache {
       throw new RangeError(`idleMs must be a number >= 0. Received ${idleMs}`);
     }
     this._maxSize = maxSize;
+    this._limit = undefined;
     this._idleMs = idleMs ?? native.templateCacheIdleSec * 1000;
     this._trim(this._clock(), 0);
   }
@@ -54,8 +55,10 @@ class TemplateCache {
   }
 
   // Idle templates out, then the least recently used until `room` more fit.
+  // The bound is read again (a system call) only when something is added.
   _trim(now, room) {
-    const limit = this.maxSize;
+    if (room || this._limit === undefined) this._limit = this.maxSize;
+    const limit = this._limit;
     for (const [key, e] of this._map) {
       if (now - e.used < this._idleMs && this._map.size + room <= limit) break;
       this._map.delete(key);

@@ -17,7 +17,7 @@
  *   ref(child, bool)
  *   pathsearch(name, PATH, cwd|null)          -> string | -errno  (when available)
  *   templateCacheMax()                        -> number (the cache policy's bound)
- *   templateCacheRemakes, templateCacheIdleSec   the policy's constants
+ *   STALE_RETRIES, templateCacheIdleSec       the policy's constants
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -410,8 +410,9 @@ static napi_value init(napi_env env, napi_value exports)
 		return NULL;
 	napi_get_boolean(env, PATHSEARCH_NATIVE, &has);
 	napi_set_named_property(env, exports, "pathsearchNative", has);
-	napi_set_named_property(env, exports, "templateCacheRemakes",
-				num(env, SPAWNKIT_TEMPLATE_CACHE_REMAKES));
+	/* lib/run.js's ESTALE/EACCES policy, the library's own (spawnkit.h) */
+	napi_set_named_property(env, exports, "STALE_RETRIES",
+				num(env, SPAWNKIT_STALE_RETRIES));
 	napi_set_named_property(env, exports, "templateCacheIdleSec",
 				num(env, SPAWNKIT_TEMPLATE_CACHE_IDLE_SEC));
 	return exports;

@@ -9,7 +9,7 @@ Node binding follows too:
     (checked whenever the cache is used);
   - a template that fails with ESTALE (file replaced) or EACCES (credentials
     changed since it was made) is remade from its path, at most
-    SPAWNKIT_TEMPLATE_CACHE_REMAKES times per spawn (see _process.py).
+    SPAWNKIT_STALE_RETRIES times per spawn (see _process.py).
 Closing a template another thread is spawning from is safe: the C object
 goes when that spawn returns (Template.close()).
 """
@@ -27,7 +27,7 @@ from ._template import StrOrBytesPath, Template
 __all__ = ["TemplateCache", "template_cache", "REMAKES"]
 
 #: How many times one spawn remakes a cached template (ESTALE, EACCES).
-REMAKES = lib.SPAWNKIT_TEMPLATE_CACHE_REMAKES
+REMAKES = lib.SPAWNKIT_STALE_RETRIES
 
 
 class TemplateCache:
@@ -61,6 +61,7 @@ class TemplateCache:
             raise ValueError("idle_seconds must be >= 0")
         with self._lock:
             self._max_size = max_size
+            self._limit: Optional[int] = None
             self._idle = (float(lib.SPAWNKIT_TEMPLATE_CACHE_IDLE_SEC)
                           if idle_seconds is None else float(idle_seconds))
             gone = self._trim(self._clock(), 0)
@@ -78,9 +79,12 @@ class TemplateCache:
 
     def _trim(self, now: float, room: int) -> List[Template]:
         """Under the lock: drop idle templates, then the least recently used
-        until `room` more fit; returns them for closing."""
+        until `room` more fit; returns them for closing.  The bound is read
+        again (a system call) only when something is added."""
         gone = []
-        limit = self.max_size
+        if room or self._limit is None:
+            self._limit = self.max_size
+        limit = self._limit
         for key in list(self._map):
             if now - self._used[key] < self._idle and len(self._map) + room <= limit:
                 break               # the rest were used more recently

@@ -80,6 +80,16 @@ class RunIO:
             raise _error(rc)
         return rc
 
+    def watch_child(self, pidfd: int) -> None:
+        """Let pump() reap the child as soon as it returns after the child
+        ended (before a Python SIGCHLD handler could take the status)."""
+        lib.sk_runio_watch_child(self._p, pidfd)
+
+    def child_status(self) -> Optional[int]:
+        """The returncode if pump() reaped the child, else None."""
+        st = ffi.new("int *")
+        return st[0] if lib.sk_runio_child_status(self._p, st) == 1 else None
+
     def pipe_inodes(self) -> List[int]:
         """Inodes of the output pipes (to find the processes holding them)."""
         return [i for i in (lib.sk_runio_pipe_ino(self._p, 1),

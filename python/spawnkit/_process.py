@@ -425,7 +425,10 @@ class Process:
                     f.close()
                 except BrokenPipeError:
                     pass
-        self.poll()
+        try:
+            self.poll()
+        except ChildProcessError:
+            pass          # a lost status is reported by wait(), not here
 
     def __enter__(self) -> "Process":
         return self

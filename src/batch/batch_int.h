@@ -28,6 +28,7 @@ struct sk_batch_run {
 	int64_t *results;		/* private working copy of the results */
 	unsigned int count;
 	uint64_t ran[BATCH_MAX_ENTRIES / 64];	/* entries that ran */
+	int remapped;			/* a call that ran may have changed the mappings */
 	struct batch_entry stack[SK_BATCH_STACK_ENTRIES];
 	int64_t stack_results[SK_BATCH_STACK_ENTRIES];
 };
@@ -39,9 +40,15 @@ struct sk_batch_run {
  */
 long sk_batch_begin(struct sk_batch_run *r, const struct batch_entry *entries,
 		    int64_t *results, unsigned int count, unsigned int flags);
-/* The caller's results writable now (EFAULT; their bytes are left as they
- * were) and every private slot set to -ECANCELED. */
-long sk_batch_results_init(struct sk_batch_run *r);
+/* The caller's results writable now (EFAULT) and every private slot set to
+ * -ECANCELED.  keep: leave the caller's bytes as they were (a backend that
+ * may still refuse the program); else the probe may clobber them (one
+ * system call per page instead of two: the copy back rewrites them). */
+long sk_batch_results_init(struct sk_batch_run *r, int keep);
+
+/* 1 if system call nr may change what memory is mapped or writable (the
+ * copy back then probes the caller's array again). */
+int sk_batch_may_remap(uint64_t nr);
 
 /* Entry i ran and returned res. */
 static inline void sk_batch_set(struct sk_batch_run *r, unsigned int i, int64_t res)

@@ -302,10 +302,13 @@ static unsigned int run_sync(struct sk_batch_run *r, unsigned int i, unsigned in
 {
 	while (i < j) {
 		const struct batch_entry *e = &r->work[i];
-		int64_t res = sk_syscall6((long)e->nr, (long)e->args[0], (long)e->args[1],
-					  (long)e->args[2], (long)e->args[3],
-					  (long)e->args[4], (long)e->args[5]);
 		unsigned int next;
+		int64_t res;
+
+		r->remapped |= sk_batch_may_remap(e->nr);	/* none does today */
+		res = sk_syscall6((long)e->nr, (long)e->args[0], (long)e->args[1],
+				  (long)e->args[2], (long)e->args[3],
+				  (long)e->args[4], (long)e->args[5]);
 
 		sk_batch_set(r, i, res);
 		*last = i;
@@ -454,7 +457,7 @@ long sk_batch_uring(const struct batch_entry *entries, int64_t *results,
 	 * io_uring can run this program (EOPNOTSUPP). */
 	ret = sk_batch_begin(&r, entries, results, count, flags);
 	if (ret == 0)
-		ret = sk_batch_results_init(&r);
+		ret = sk_batch_results_init(&r, 1);
 	if (ret == 0 && !(ring = ring_get()))
 		ret = tls_ring_err ? tls_ring_err : -ENOSYS;
 	if (ret == 0)

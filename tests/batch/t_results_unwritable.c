@@ -59,6 +59,39 @@ static void munmap_results(void)
 	CHECK_ERR(ret, EFAULT);
 }
 
+/* Moved away by mremap, or turned into a guard page by madvise (Linux
+ * 6.13's MADV_GUARD_INSTALL; older kernels say EINVAL and change nothing,
+ * one without CONFIG_ADVISE_SYSCALLS, as the test guest's, ENOSYS). */
+static void mremap_and_guard(void)
+{
+	int64_t *res = page_results();
+	void *dst = mmap(NULL, PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct batch_entry e[2] = {
+		BATCH_CALL5(SYS_mremap, res, PAGE, PAGE, MREMAP_MAYMOVE | MREMAP_FIXED, dst),
+		BATCH_CALL0(SYS_getpid),
+	};
+	long ret;
+
+	if (bt_uring()) {
+		CHECK_EQ(bt_run(e, res, 2, 0), -EOPNOTSUPP);
+	} else {
+		CHECK_ERR(spawnkit_batch(e, res, 2, 0), EFAULT);
+		res = dst;	/* the page lives here now */
+	}
+	munmap(res, PAGE);
+
+	res = page_results();
+	e[0] = BATCH_CALL3(SYS_madvise, res, PAGE, 102 /* MADV_GUARD_INSTALL */);
+	ret = bt_run(e, res, 2, 0);
+	if (ret != -EOPNOTSUPP) {
+		if (ret < 0)
+			CHECK_ERR(ret, EFAULT);		/* the guard was installed */
+		else				/* a kernel without guards */
+			CHECK(res[0] == -EINVAL || res[0] == -ENOSYS);
+	}
+	munmap(res, PAGE);
+}
+
 /* A results array of many pages, one page of it made PROT_NONE. */
 static void one_page_of_many(void)
 {
@@ -145,6 +178,7 @@ int main(void)
 	bt_init();
 	mprotect_readonly();
 	munmap_results();
+	mremap_and_guard();
 	one_page_of_many();
 	readonly_then_back();
 	readonly_before();

@@ -32,7 +32,7 @@ int main(void)
 	CHECK_EQ(max_at(1024), 128);
 	if (saved.rlim_max >= 4096)
 		CHECK_EQ(max_at(4096), 256);
-	CHECK(SPAWNKIT_TEMPLATE_CACHE_REMAKES >= 1);
+	CHECK(SPAWNKIT_STALE_RETRIES >= 1);
 	CHECK(SPAWNKIT_TEMPLATE_CACHE_IDLE_SEC > 0);
 
 	/* Under ulimit -n 256: a full cache, and fds are still there. */
