@@ -88,7 +88,7 @@ class RunIO:
     def child_status(self) -> Optional[int]:
         """The returncode if pump() reaped the child, else None."""
         st = ffi.new("int *")
-        return st[0] if lib.sk_runio_child_status(self._p, st) == 1 else None
+        return int(st[0]) if lib.sk_runio_child_status(self._p, st) == 1 else None
 
     def pipe_inodes(self) -> List[int]:
         """Inodes of the output pipes (to find the processes holding them)."""

@@ -506,9 +506,10 @@ def _spawn_raw(args: Argv, *, executable: Optional[StrOrBytesPath] = None,
         # template that fails with ESTALE (file replaced) or EACCES
         # (credentials changed since it was made) is remade from its path,
         # at most REMAKES times; an explicit template reports the error.
+        tmpl: Optional[Template] = template
         for attempt in range(REMAKES + 1):
             if path is None:
-                tmpl = template
+                assert tmpl is not None
                 ptr = tmpl._acquire()
             else:
                 try:
@@ -519,6 +520,7 @@ def _spawn_raw(args: Argv, *, executable: Optional[StrOrBytesPath] = None,
                 pid = lib.spawnkit_spawn(ptr, argv_p, envp, actions, len(acts),
                                          flags, pidfd_p)
             finally:
+                assert tmpl is not None
                 tmpl._release()
             if pid >= 0:
                 break

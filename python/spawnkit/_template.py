@@ -12,7 +12,7 @@ import errno
 import os
 import stat
 import threading
-from typing import Optional, Union
+from typing import Any, Optional, Union
 
 from ._errors import error_from_errno
 from ._ffi import ffi, lib
@@ -170,7 +170,7 @@ class Template:
 
     # ---- lifetime: in-flight spawns keep the C object alive -------------
 
-    def _acquire(self):  # type: ignore[no-untyped-def]
+    def _acquire(self) -> Any:
         with self._lock:
             if self._closing or self._ptr is None:
                 raise ValueError("spawn template is closed")
@@ -210,3 +210,13 @@ class Template:
     def __repr__(self) -> str:
         state = "closed" if self.closed else self.backend
         return f"<spawnkit.Template {self.path!r} {state}>"
+
+
+def __getattr__(name: str) -> Any:
+    """The cache lived here before _cache.py: code that imports
+    template_cache or TemplateCache from this module keeps working (looked
+    up on use, since _cache.py imports this module)."""
+    if name in ("TemplateCache", "template_cache"):
+        from . import _cache
+        return getattr(_cache, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -6,6 +6,7 @@ exception type and errno, or to run the same file.
 import errno
 import os
 import subprocess
+from typing import Any, Dict
 
 import pytest
 
@@ -85,7 +86,7 @@ def test_relative_path_entry_missing_under_cwd(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("how", ["argv", "executable"])
 def test_empty_program_name_is_permission_error_as_subprocess(how):
-    kw = {"executable": ""} if how == "executable" else {}
+    kw: Dict[str, Any] = {"executable": ""} if how == "executable" else {}
     args = ["true"] if how == "executable" else [""]
     want = _subprocess_error(args, **kw)
     assert want == (PermissionError, errno.EACCES)
