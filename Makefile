@@ -7,7 +7,8 @@
 #   make test-stress  the stress and fault suite, full size (tests/stress/)
 #   make test-asan  the library and the C stress programs under ASan/UBSan
 #   make bench      the main benchmark (agent-tools table)
-#   make bench-spawn / bench-batch / bench-node / bench-kernel
+#   make bench-spawn / bench-batch / bench-node / bench-kernel / bench-warm
+#   make test-warm  warm templates: cold/warm equivalence corpus
 #   make install    PREFIX=/usr/local DESTDIR=
 #
 # Layout: include/spawnkit (public headers, UAPI mirrors), src/common (raw
@@ -48,8 +49,9 @@ EX_SRCS   := $(sort $(wildcard examples/*.c))
 EX_BINS   := $(EX_SRCS:%.c=$(B)/%)
 
 .PHONY: all lib test test-user test-c test-fuzz test-python test-node test-kernel \
-	test-stress test-stress-smoke stress-bins test-asan \
-	bench bench-spawn bench-batch bench-node bench-kernel kernel deps install clean
+	test-stress test-stress-smoke stress-bins test-asan test-warm \
+	bench bench-spawn bench-batch bench-node bench-kernel bench-warm kernel \
+	deps install clean
 
 all: lib $(TOOL_BINS) $(EX_BINS)
 
@@ -62,6 +64,9 @@ $(B)/%.o: %.c $(HDRS)
 $(B)/%.o: %.S
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) -c -o $@ $<
+
+# The warm interpreter's bootstrap is assembled into the library (.incbin).
+$(B)/src/warm/blob.o: src/warm/bootstrap.py
 
 $(B)/libspawnkit.a: $(LIB_OBJS)
 	@rm -f $@
@@ -149,6 +154,16 @@ test-asan:
 	ASAN_OPTIONS=abort_on_error=1:detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
 		B=build-asan STRESS_ASAN=1 STRESS_RSS_SLACK_KB=262144 STRESS_ONLY='c_*' ./tests/stress/run.sh smoke
 
+# Warm templates: the corpus cold and warm alternately, byte for byte, with
+# the configured python3 and Debian's /usr/bin/python3 (tests/warm/).
+# WARM_PY runs the suite (spawnkit is installed for it, e.g. a venv's python);
+# WARM_TARGETS are the interpreters under test.
+WARM_PY ?= $(shell ./scripts/find-python.sh)
+WARM_TARGETS ?= $(shell ./scripts/find-python.sh) /usr/bin/python3
+test-warm: lib
+	$(MAKE) -C python install PY=$(WARM_PY)
+	$(WARM_PY) tests/warm/equivalence.py $(WARM_TARGETS)
+
 kernel:
 	$(MAKE) -C kernel bzImage
 
@@ -165,6 +180,10 @@ bench-batch: lib $(TOOL_BINS)
 
 bench-node: lib
 	$(MAKE) -C node bench
+
+bench-warm: lib
+	$(MAKE) -C python install PY=$(WARM_PY)
+	$(WARM_PY) bench/warm/bench_warm.py $(WARM_BENCH_ARGS) $(WARM_TARGETS)
 
 bench-kernel:
 	$(MAKE) -C kernel bench

@@ -26,6 +26,12 @@ export interface SpawnOptions {
   signal?: AbortSignal;
   /** Keep fds above 2 open in the child (SPAWNKIT_SPAWN_INHERIT_FDS). */
   inheritFds?: boolean;
+  /** Start a Python call (`python [flags] script|-c|-m ...`) from a warm
+   *  interpreter when it fits; anything else runs cold (docs/warm.md). */
+  warm?: boolean;
+  /** With warm: modules the warm interpreter imports once (then visible in
+   *  the tool's sys.modules: opt-in).  Part of the interpreter's key. */
+  preload?: readonly string[];
 }
 
 export interface RunOptions extends Omit<SpawnOptions, 'stdio' | 'argv0'> {
@@ -133,3 +139,17 @@ export class AbortError extends Error {
   readonly code: 'ABORT_ERR';
 }
 export const nativePathSearch: boolean;
+
+export interface WarmStats {
+  warmSpawns: number;
+  coldFallbacks: number;
+  /** Cold fallbacks by reason ('not-python', 'args', 'script', ...). */
+  reasons: Record<string, number>;
+  started: number;
+  restarted: number;
+  shutDown: number;
+}
+/** The library's warm-template counters for this process. */
+export function warmStats(): WarmStats;
+/** Stop and reap this process's warm interpreters now. */
+export function warmShutdown(): void;

@@ -5,6 +5,7 @@ const { Template } = require('./lib/template');
 const { SpawnkitChild } = require('./lib/child');
 const {
   run, execFile, clearTemplateCache, configureTemplateCache, templateCacheSize, templateCacheMaxSize,
+  warmStats, warmShutdown,
 } = require('./lib/run');
 const { AbortError } = require('./lib/errors');
 
@@ -17,6 +18,8 @@ module.exports = {
   configureTemplateCache,
   templateCacheSize,
   templateCacheMaxSize,
+  warmStats,
+  warmShutdown,
   AbortError,
   // Whether the addon resolves commands with the C library's PATH search.
   nativePathSearch: native.pathsearchNative,

@@ -156,3 +156,24 @@ test('cached templates are remade after the process drops privileges', { skip: p
   const out = cp.execFileSync(process.execPath, ['-e', script], { encoding: 'utf8', cwd: '/' });
   assert.equal(out.trim(), '65534');
 });
+
+test('a lost exit status is an ECHILD error, never a made-up code', async () => {
+  const { SpawnkitChild } = require('../lib/child');
+  // What the addon reports when spawnkit_pidfd_wait says -ECHILD.
+  const c = new SpawnkitChild('x', ['x']);
+  c.pid = 4242;
+  const seen = [];
+  c.on('error', (e) => seen.push(['error', e.code, e.syscall]));
+  c.on('exit', (code, sig) => seen.push(['exit', code, sig]));
+  c._onExit(-10, 0);
+  assert.deepEqual(seen, [['error', 'ECHILD', 'waitid'], ['exit', null, null]]);
+  assert.equal(c.statusError.code, 'ECHILD');
+  // Nobody listening for 'error': a process warning, not a crash.
+  const d = new SpawnkitChild('y', ['y']);
+  d.pid = 4243;
+  const warned = new Promise((resolve) => process.once('warning', resolve));
+  d._onExit(-10, 0);
+  const w = await warned;
+  assert.equal(w.code, 'SPAWNKIT_EXIT_STATUS_LOST');
+  assert.equal(d.exitCode, null);
+});

@@ -19,6 +19,7 @@ from ._process import DEVNULL, PIPE, STDOUT, Process, spawn
 from ._run import CompletedProcess, run
 from ._cache import TemplateCache, template_cache
 from ._template import Template, backend, kernel_has_spawn_template, which
+from ._warm import warm_shutdown, warm_stats
 from .compat import patch_subprocess, unpatch_subprocess
 
 __version__ = "0.1.0"
@@ -27,5 +28,5 @@ __all__ = [
     "CompletedProcess", "DEVNULL", "NoOutputTimeoutExpired", "PIPE", "Process",
     "STDOUT", "StaleTemplateError", "Template", "TemplateCache", "backend",
     "kernel_has_spawn_template", "patch_subprocess", "run", "spawn",
-    "template_cache", "unpatch_subprocess", "which",
+    "template_cache", "unpatch_subprocess", "warm_shutdown", "warm_stats", "which",
 ]

@@ -170,3 +170,23 @@ def test_explicit_template_still_reports_eacces_after_a_uid_change():
         else:
             raise AssertionError("an explicit template is not remade")
     """, cwd="/")
+
+
+def test_drop_in_keeps_routing_after_dropping_privileges():
+    """The subprocess drop-in follows the same policy: after a uid change
+    its cached templates are remade (EACCES), not handed to stock."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root to change uid")
+    out = _child("""
+        import os, subprocess, spawnkit
+        from spawnkit import compat
+        spawnkit.patch_subprocess()
+        assert subprocess.run(["/bin/true"]).returncode == 0
+        os.setgroups([])
+        os.setresgid(65534, 65534, 65534)
+        os.setresuid(65534, 65534, 65534)
+        assert subprocess.run(["/bin/true"]).returncode == 0
+        s = compat.stats()
+        print(s["routed"], s["fallback"], sorted(s["reasons"]))
+    """, cwd="/")
+    assert out.split() == ["2", "0", "[]"]
