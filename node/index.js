@@ -8,6 +8,7 @@ const {
   warmStats, warmShutdown,
 } = require('./lib/run');
 const { AbortError } = require('./lib/errors');
+const { registerStats } = require('./lib/register/stats');
 
 module.exports = {
   Template,
@@ -21,6 +22,8 @@ module.exports = {
   warmStats,
   warmShutdown,
   AbortError,
+  // Starts routed through spawnkit / handed to stock by spawnkit/register.
+  registerStats,
   // Whether the addon resolves commands with the C library's PATH search.
   nativePathSearch: native.pathsearchNative,
 };
