@@ -23,6 +23,8 @@ suite man-pages tests/man/check-man.sh
 [ -f python/Makefile ] && suite python make -s test-python
 [ -f node/Makefile ] && suite node make -s test-node
 [ -f tests/warm/equivalence.py ] && suite warm make -s test-warm
+# Smoke-sized stress and fault suite (the full one: make test-stress).
+[ -x tests/stress/run.sh ] && suite stress make -s test-stress-smoke
 if [ "$mode" = all ] && [ -f kernel/Makefile ]; then
 	suite kernel make -s test-kernel
 fi
