@@ -79,6 +79,7 @@ struct spawn_template_create_args {
 	__aligned_u64 actions_len; /* reserved at create time, must be 0 */
 	__aligned_u64 reserved[4]; /* must be 0 */
 };
+
 #define SPAWN_TEMPLATE_CREATE_ARGS_SIZE_VER0	72
 
 struct spawn_template_spawn_args {
@@ -90,6 +91,7 @@ struct spawn_template_spawn_args {
 	__aligned_u64 actions_len; /* number of actions */
 	__aligned_u64 reserved[4]; /* must be 0 */
 };
+
 #define SPAWN_TEMPLATE_SPAWN_ARGS_SIZE_VER0	80
 
 /* Exit statuses of a child that could not start (proposal behaviour). */
