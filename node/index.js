@@ -3,8 +3,12 @@
 const native = require('./lib/native');
 const { Template } = require('./lib/template');
 const { SpawnkitChild } = require('./lib/child');
-const { run, execFile, clearTemplateCache, templateCacheSize } = require('./lib/run');
+const {
+  run, execFile, clearTemplateCache, configureTemplateCache, templateCacheSize, templateCacheMaxSize,
+  warmStats, warmShutdown,
+} = require('./lib/run');
 const { AbortError } = require('./lib/errors');
+const { registerStats } = require('./lib/register/stats');
 
 module.exports = {
   Template,
@@ -12,8 +16,14 @@ module.exports = {
   run,
   execFile,
   clearTemplateCache,
+  configureTemplateCache,
   templateCacheSize,
+  templateCacheMaxSize,
+  warmStats,
+  warmShutdown,
   AbortError,
+  // Starts routed through spawnkit / handed to stock by spawnkit/register.
+  registerStats,
   // Whether the addon resolves commands with the C library's PATH search.
   nativePathSearch: native.pathsearchNative,
 };

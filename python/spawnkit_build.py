@@ -32,10 +32,11 @@ RUN_IO_HEADER = os.path.join(RUN_IO_DIR, "run_io.h")
 
 
 def _has_pathsearch() -> bool:
-    """spawnkit_pathsearch() lives in batch.h once the batch library has it."""
+    """spawnkit_pathsearch() and _cwd() live in batch.h once the batch
+    library has them."""
     try:
         with open(BATCH_H) as f:
-            return "spawnkit_pathsearch" in f.read()
+            return "spawnkit_pathsearch_cwd" in f.read()
     except OSError:
         return False
 
@@ -93,6 +94,8 @@ struct spawn_template_spawn_args {
 #define SPAWNKIT_BACKEND_KERNEL ...
 #define SPAWNKIT_SPAWN_INHERIT_FDS ...
 #define SPAWNKIT_SPAWN_EXIT_STATUS ...
+#define SPAWNKIT_TEMPLATE_CACHE_IDLE_SEC ...
+#define SPAWNKIT_STALE_RETRIES ...
 
 struct spawnkit_template;
 
@@ -113,6 +116,8 @@ pid_t spawnkit_spawn(struct spawnkit_template *t, char *const argv[],
                      char *const envp[],
                      const struct spawn_template_action *actions,
                      unsigned int nr_actions, unsigned int flags, int *pidfd);
+int spawnkit_pidfd_wait(int pidfd, int options, int *wstatus);
+int spawnkit_template_cache_max(void);
 pid_t spawnkit_spawn_args(struct spawnkit_template *t,
                           struct spawn_template_spawn_args *args, size_t size);
 int spawnkit_sys_spawn_template_create(struct spawn_template_create_args *args,
@@ -162,20 +167,39 @@ def cdef_of_header(path: str) -> str:
 RUN_IO_H = os.path.join(HERE, "src", "run_io.h")
 RUN_IO_CDEF = cdef_of_header(RUN_IO_H)
 
+# Warm templates (include/spawnkit/warm.h): the client lives in the library.
+WARM_CDEF = r"""
+#define SPAWNKIT_WARM_NR_REASONS ...
+struct spawnkit_warm_stats {
+    uint64_t warm_spawns; uint64_t cold_fallbacks; uint64_t started;
+    uint64_t restarted; uint64_t shut_down; uint64_t reasons[...];
+};
+int spawnkit_warm_spawn(const char *path, char *const argv[], char *const envp[],
+                        const struct spawn_template_action *actions,
+                        unsigned int nr_actions, unsigned int flags,
+                        const char *preload, pid_t *pid, int *pidfd);
+void spawnkit_warm_stats(struct spawnkit_warm_stats *out);
+const char *spawnkit_warm_reason_name(int reason);
+void spawnkit_warm_shutdown(void);
+"""
+
 PATHSEARCH_CDEF = r"""
 int spawnkit_pathsearch(const char *name, const char *path_env, char *out,
                         size_t outlen);
+int spawnkit_pathsearch_cwd(const char *name, const char *path_env,
+                            const char *cwd, char *out, size_t outlen);
 """
 
 SOURCE = r"""
 #define _GNU_SOURCE 1
 #include <unistd.h>
 #include <spawnkit/spawnkit.h>
+#include <spawnkit/warm.h>
 #include "run_io.h"
 """
 
 ffibuilder = FFI()
-_cdef, _source = CDEF + RUN_IO_CDEF, SOURCE
+_cdef, _source = CDEF + RUN_IO_CDEF + WARM_CDEF, SOURCE
 if _has_pathsearch():
     _cdef += PATHSEARCH_CDEF
     _source += "#include <spawnkit/batch.h>\n"

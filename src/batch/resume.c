@@ -14,6 +14,7 @@
  * the work the kernel would have bypassed sees every call.
  */
 #include <errno.h>
+#include <string.h>
 
 #include "batch/batch_int.h"
 
@@ -39,26 +40,31 @@ long sk_batch_resume(const struct batch_entry *entries, int64_t *results,
 		sk_batch_end(&r);
 		return ret;
 	}
+	/* The working results start as the kernel left the caller's (it
+	 * wrote every slot), and its sub-calls may have remapped memory. */
+	memcpy(r.results, results, (size_t)count * sizeof(*results));
+	r.remapped = 1;
 	/* Follow the jumps through what ran: up to the entry the kernel
 	 * named, or (EINTR) to the first that holds no result. */
-	while (i < count && i < stop && (kret >= 0 || results[i] != -ECANCELED)) {
+	while (i < count && i < stop && (kret >= 0 || r.results[i] != -ECANCELED)) {
 		struct batch_entry e = r.work[i];
+		int64_t res = r.results[i];
 
-		if (copied_into_entries(&r, &e, results[i]))
+		if (copied_into_entries(&r, &e, res))
 			sk_batch_wordcopy(&r, &e);
+		sk_batch_set(&r, i, res);
 		last = i;
-		i = sk_batch_next(&e, results[i], i, count);
+		i = sk_batch_next(&e, res, i, count);
 	}
 	if (kret < 0 && i < count) {
 		/* what a plain call interrupted by the handler returns */
 		struct batch_entry e = r.work[i];
 
-		results[i] = -EINTR;
+		sk_batch_set(&r, i, -EINTR);
 		last = i;
 		i = sk_batch_next(&e, -EINTR, i, count);
 	}
 	if (i < count)
 		last = sk_batch_loop(&r, i, last);
-	sk_batch_end(&r);
-	return last < 0 ? 0 : last;
+	return sk_batch_finish(&r, last < 0 ? 0 : (unsigned int)last);
 }
