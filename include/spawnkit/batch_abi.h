@@ -30,7 +30,8 @@
  * run (see below); or -errno for the call as a whole: EINVAL (flags != 0,
  * count == 0, overlapping arrays), E2BIG (count > BATCH_MAX_ENTRIES), EFAULT
  * (entries unreadable, results unwritable), all before anything ran; EINTR
- * (see below).
+ * (see below); EFAULT after entries ran only when the batch itself (or
+ * another thread) made the results array unwritable while it ran.
  *
  * The batch stops before a system call entry (word copies never stop it)
  * when the task has a signal pending, or has syscall entry/exit work: a

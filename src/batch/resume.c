@@ -42,6 +42,10 @@ long sk_batch_resume(const struct batch_entry *entries, int64_t *results,
 	}
 	/* The working results start as the kernel left the caller's (it
 	 * wrote every slot), and its sub-calls may have remapped memory. */
+	if (sk_probe_read(r.ur, r.ur_end - r.ur)) {
+		sk_batch_end(&r);
+		return -EFAULT;
+	}
 	memcpy(r.results, results, (size_t)count * sizeof(*results));
 	r.remapped = 1;
 	/* Follow the jumps through what ran: up to the entry the kernel
