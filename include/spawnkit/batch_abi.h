@@ -31,7 +31,8 @@
  * count == 0, overlapping arrays), E2BIG (count > BATCH_MAX_ENTRIES), EFAULT
  * (entries unreadable, results unwritable), all before anything ran; EINTR
  * (see below); EFAULT after entries ran only when the batch itself (or
- * another thread) made the results array unwritable while it ran.
+ * another thread) made the results array unwritable and it still is at
+ * the end.
  *
  * The batch stops before a system call entry (word copies never stop it)
  * when the task has a signal pending, or has syscall entry/exit work: a
