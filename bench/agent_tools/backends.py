@@ -18,8 +18,6 @@ RunFn = Callable[[Sequence[str], str], "tuple[int, bytes, bytes]"]
 
 # The name the table uses for each backend, in column order.
 ALL = ("subprocess", "spawnkit-user", "spawnkit-kernel", "spawnkit-warm")
-# Where a kernel with spawn templates says so (include/spawnkit/spawn_template.h).
-KERNEL_ADVERTISEMENT = "/sys/kernel/spawnkit/spawn_template"
 
 
 def _subprocess_run(argv: Sequence[str], cwd: str) -> tuple[int, bytes, bytes]:
@@ -83,8 +81,6 @@ def unavailable_reason(name: str) -> str | None:
             pass                      # the probe below says why
     if name not in ALL:
         return f"unknown backend (known: {', '.join(ALL)})"
-    if name == "spawnkit-kernel" and not os.path.exists(KERNEL_ADVERTISEMENT):
-        return f"this kernel does not advertise spawn templates ({KERNEL_ADVERTISEMENT} is missing)"
     here = os.path.dirname(os.path.abspath(__file__))
     r = subprocess.run([sys.executable, "-c", _PROBE.format(here=here, name=name)],
                        capture_output=True, text=True, stdin=subprocess.DEVNULL)
@@ -94,4 +90,6 @@ def unavailable_reason(name: str) -> str | None:
     last = lines[-1] if lines else f"probe exited {r.returncode}"
     if "No module named 'spawnkit'" in last:
         return "the spawnkit Python package is not installed (make -C python install, or pip install ./python)"
+    if name == "spawnkit-kernel" and ("ENOSYS" in last or "not implemented" in last):
+        return "this kernel has no spawn templates (ENOSYS)"
     return f"spawnkit probe failed: {last}"

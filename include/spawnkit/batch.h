@@ -7,13 +7,13 @@
  * defines for the programs it accepts.  Backends:
  *
  *   kernel    batch(2) of spawnkit's kernel series, only where the running
- *             kernel advertises it (BATCH_SYSFS_PATH);
+ *             kernel has it (found by probing);
  *   emulator  the same loop in user space, one raw syscall per entry;
  *             always there;
  *   uring     linked io_uring SQEs (liburing), for the programs io_uring
  *             can express; any other program gives -EOPNOTSUPP.
  *
- * spawnkit_batch() uses the automatic backend: kernel if advertised, else
+ * spawnkit_batch() uses the automatic backend: kernel if the kernel has it, else
  * the emulator (io_uring is never chosen automatically: measured slower for
  * every program shape we tried, see docs/batch.md).  The environment
  * variable SPAWNKIT_BATCH_BACKEND=emulator|uring|kernel, read once per
@@ -60,10 +60,10 @@ long spawnkit_batch_run(int backend, const struct batch_entry *entries,
 int spawnkit_batch_backend(void);
 /* "emulator", "uring", "kernel", "auto" or "unknown". */
 const char *spawnkit_batch_backend_name(int backend);
-/* 1 if this backend can run here (kernel: advertised; uring: built with
+/* 1 if this backend can run here (kernel: the call is there; uring: built with
  * liburing and the kernel lets us make a ring), else 0. */
 int spawnkit_batch_backend_available(int backend);
-/* 1 if the running kernel advertises batch(2), else 0. */
+/* 1 if the running kernel has batch(2), else 0. */
 int spawnkit_kernel_has_batch(void);
 
 /*

@@ -20,27 +20,49 @@
  * too.  Jumps are unsigned, so a batch only moves forward and ends within
  * count steps: no loops, nothing to verify.
  *
- * Results: every slot of results[0..count) is written; entries that did not
- * run hold -ECANCELED.  The kernel copies them back once, at the end.
+ * Results: every slot of results[0..count) is set to -ECANCELED before
+ * anything runs (an unwritable array is EFAULT with nothing done), and each
+ * result is stored as its entry finishes; entries that did not run keep
+ * -ECANCELED.  entries and results must not overlap (EINVAL).
  *
- * Return: the index of the last entry that ran (0..count-1), or -errno for
- * the call as a whole: EINVAL (flags != 0, count == 0), E2BIG (count >
- * BATCH_MAX_ENTRIES), EFAULT (entries/results unreadable/unwritable).
+ * Return: the index of the last entry that ran (0..count-1) when the batch
+ * ended; BATCH_STOPPED | i when it stopped before entry i, which did not
+ * run (see below); or -errno for the call as a whole: EINVAL (flags != 0,
+ * count == 0, overlapping arrays), E2BIG (count > BATCH_MAX_ENTRIES), EFAULT
+ * (entries unreadable, results unwritable), all before anything ran; EINTR
+ * (see below); EFAULT after entries ran only when the batch itself (or
+ * another thread) made the results array unwritable and it still is at
+ * the end.
+ *
+ * The batch stops before a system call entry (word copies never stop it)
+ * when the task has a signal pending, or has syscall entry/exit work: a
+ * seccomp filter, a ptrace syscall tracer, audit, syscall tracepoints or
+ * syscall user dispatch, none of which a sub-call would pass through.  The
+ * caller goes on at entry i itself, one system call per entry (where that
+ * work sees each call), after redoing on its own copy of the entries the
+ * word copies into the entries array that ran before i.
+ *
+ * A sub-call interrupted by a signal counts as not run.  When no handler
+ * runs for the signal (a stop and continue, an ignored signal, the freezer,
+ * a ptrace stop), the kernel goes back into the batch at that entry, as it
+ * restarts a plain call.  When a handler runs, batch() fails with EINTR:
+ * the results of the entries that ran are stored, and the interrupted entry
+ * is the first one still at -ECANCELED along the jumps from entry 0.  A
+ * restarted entry starts over (a nanosleep sleeps its whole time again).
  *
  * Per-entry errors, stored in the slot (the batch goes on along on_error):
  *   ENOSYS  unknown number, or a call a batch may not run: batch itself,
  *           fork, vfork, clone, clone3, execve, execveat, exit, exit_group,
- *           rt_sigreturn, restart_syscall, spawn_template_spawn.
+ *           rt_sigreturn, restart_syscall, uretprobe, spawn_template_spawn.
  *   EINVAL  entry.flags != 0, or a word copy with args[2..5] != 0 or an
  *           address that straddles the entries/results arrays.
  *   EFAULT  a word copy from or to an unmapped address.
- *   EINTR   a sub-call interrupted by a signal (never restarted: the batch
- *           as a whole is not re-run).
  *
  * Word copy (nr == BATCH_NR_WORDCOPY): copies the 8 bytes at args[0] to
  * args[1]; result 0.  An address inside the caller's entries or results
  * array names the batch's own working copy, so a result can become a later
- * entry's argument: results[i] -> &entries[j].args[k].  Writing into a later
+ * entry's argument: results[i] -> &entries[j].args[k].  A copy into the
+ * results array is written to the caller's array at once.  Writing into a later
  * entry's nr or jump fields is allowed; every entry is checked when it runs.
  * Neither the caller's entries array nor any memory outside the two arrays
  * and the copy's destination is modified.
@@ -59,6 +81,7 @@
 
 #define BATCH_NR_WORDCOPY	(1ULL << 32)	/* outside every syscall table */
 #define BATCH_MAX_ENTRIES	1024
+#define BATCH_STOPPED		0x10000	/* ORed with the index to go on at */
 
 struct batch_entry {
 	__aligned_u64 nr;	/* syscall number, or BATCH_NR_WORDCOPY */
@@ -66,13 +89,6 @@ struct batch_entry {
 	__u16 jump[3];		/* indexed by BATCH_ON_*: entries to skip */
 	__u16 flags;		/* must be 0 */
 };
-
-/*
- * How a kernel says it implements batch(2): this file exists and holds one
- * line "<abi-version> <nr>".  Never issue the number otherwise.
- */
-#define BATCH_SYSFS_PATH	"/sys/kernel/spawnkit/batch"
-#define BATCH_ABI_VERSION	1
 
 #ifdef __cplusplus
 static_assert(sizeof(struct batch_entry) == 64, "batch ABI");

@@ -3,10 +3,11 @@
  * spawn_template.h - the spawn-template kernel ABI, mirrored for user space.
  *
  * This file is byte-for-byte the ABI of the spawn_template_create(2) and
- * spawn_template_spawn(2) system calls (May 2026 proposal), plus one spawnkit
- * extension flag (SPAWN_TEMPLATE_SPAWN_REPORT_ERRNO) that our kernel series
- * adds.  The kernel series in kernel/patches/ installs the same definitions
- * as <linux/spawn_template.h>; keep the two identical.
+ * spawn_template_spawn(2) system calls (May 2026 proposal), plus the flag
+ * SPAWN_TEMPLATE_SPAWN_REPORT_ERRNO that our kernel series adds.  The kernel
+ * series in kernel/patches/ installs the same definitions as
+ * <linux/spawn_template.h>; keep the two identical.  The library finds the
+ * calls by probing (src/common/kernel_adv.c).
  *
  * Every struct is size-versioned in the clone3()/openat2() way: the caller
  * passes sizeof(struct); a smaller size than VER0 is EINVAL, a larger one is
@@ -25,9 +26,9 @@
 /* spawn_template_spawn() flags */
 #define SPAWN_TEMPLATE_SPAWN_INHERIT_FDS	(1ULL << 0)
 /*
- * spawnkit extension: if the child cannot start (an action or exec fails),
- * spawn_template_spawn() reaps the child and returns -errno instead of a pid
- * whose exit status is 127/126/1.  Without it, the proposal's behaviour.
+ * If the child cannot start (an action or exec fails), the kernel takes it
+ * back and spawn_template_spawn() returns -errno instead of a pid whose exit
+ * status is 127/126/1.
  */
 #define SPAWN_TEMPLATE_SPAWN_REPORT_ERRNO	(1ULL << 1)
 #define SPAWN_TEMPLATE_SPAWN_FLAGS \
@@ -106,6 +107,7 @@ struct spawn_template_create_args {
 	__aligned_u64 actions_len; /* reserved at create time, must be 0 */
 	__aligned_u64 reserved[4]; /* must be 0 */
 };
+
 #define SPAWN_TEMPLATE_CREATE_ARGS_SIZE_VER0	72
 
 struct spawn_template_spawn_args {
@@ -117,20 +119,13 @@ struct spawn_template_spawn_args {
 	__aligned_u64 actions_len; /* number of actions */
 	__aligned_u64 reserved[4]; /* must be 0 */
 };
+
 #define SPAWN_TEMPLATE_SPAWN_ARGS_SIZE_VER0	80
 
 /* Exit statuses of a child that could not start (proposal behaviour). */
 #define SPAWN_TEMPLATE_EXIT_ENOENT		127
 #define SPAWN_TEMPLATE_EXIT_EACCES		126	/* also ENOEXEC */
 #define SPAWN_TEMPLATE_EXIT_OTHER		1
-
-/*
- * How a kernel says it implements these calls: the file below exists and
- * holds one line "<abi-version> <nr-create> <nr-spawn>".  A library must not
- * issue either number unless the file says so.
- */
-#define SPAWN_TEMPLATE_SYSFS_PATH	"/sys/kernel/spawnkit/spawn_template"
-#define SPAWN_TEMPLATE_ABI_VERSION	1
 
 #ifdef __cplusplus
 #define SPAWNKIT__SA static_assert

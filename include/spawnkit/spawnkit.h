@@ -10,8 +10,8 @@
  *
  * Two backends give the same observable behaviour:
  *   kernel  the spawn_template_create/spawn system calls of spawnkit's kernel
- *           series; used only where the running kernel advertises them
- *           (SPAWN_TEMPLATE_SYSFS_PATH);
+ *           series; used only where the running kernel has them
+ *           (found by probing, ENOSYS otherwise);
  *   user    the same semantics built from clone3/execveat in user space.
  * SPAWNKIT_BACKEND=user|kernel in the environment forces one (read at each
  * template creation); forcing "kernel" where there is none gives -ENOSYS.
@@ -66,7 +66,7 @@ struct spawnkit_template;
 int spawnkit_backend(void);
 /* "user", "kernel", or "unknown". */
 const char *spawnkit_backend_name(int backend);
-/* 1 if the running kernel advertises the spawn-template calls, else 0. */
+/* 1 if the running kernel has the spawn-template calls, else 0. */
 int spawnkit_kernel_has_spawn_template(void);
 
 /*
@@ -148,7 +148,7 @@ int spawnkit_pidfd_wait(int pidfd, int options, int *wstatus);
 pid_t spawnkit_spawn_args(struct spawnkit_template *t,
 			  struct spawn_template_spawn_args *args, size_t size);
 
-/* Raw system calls: -ENOSYS unless the kernel advertises them. */
+/* Raw system calls: -ENOSYS unless the kernel has them. */
 int spawnkit_sys_spawn_template_create(struct spawn_template_create_args *args,
 				       size_t size);
 pid_t spawnkit_sys_spawn_template_spawn(int template_fd,

@@ -8,6 +8,12 @@
 # tsc=reliable: without ACPI there is no HPET or PM timer, and the watchdog
 # would demote the (host-clocked) TCG TSC to 4 ms jiffies, which makes the
 # benchmarks' timings useless.
+# KERNEL_GUEST_ICOUNT=1: -icount shift=0,sleep=off, so guest time counts
+# guest instructions (1 ns each) instead of host time: figures repeat from
+# run to run and do not depend on the host's load.  What icount does not
+# model: cache misses, branch mispredictions, TLB refills, speculation
+# mitigations (a syscall's real cost on hardware); every instruction costs
+# the same.  KBENCH_ROUNDS=N is handed to the guest's benchmark driver.
 # Afterwards:
 #   - the console is scanned for kernel splats (BUG, WARNING, Oops, lockdep,
 #     panic): any one fails the run;
@@ -22,15 +28,23 @@ MEM=${KERNEL_GUEST_MEM:-1G}
 # TCG's TSC runs at the host's TSC rate; the guest's own calibration against
 # the PIT fails on a loaded host, so hand it the host's figure.
 khz=$(awk '/^cpu MHz/ { printf "%d", $4 * 1000; exit }' /proc/cpuinfo 2>/dev/null)
+icount=
+if [ "${KERNEL_GUEST_ICOUNT:-0}" = 1 ]; then
+	# the TSC then follows the virtual clock: 1 GHz at shift 0
+	icount="-icount shift=0,sleep=off"
+	khz=1000000
+fi
 tsc=${khz:+tsc_early_khz=$khz}
+rounds=${KBENCH_ROUNDS:+KBENCH_ROUNDS=$KBENCH_ROUNDS}
 
-echo "boot: qemu-system-x86_64 -accel tcg, mode $mode, timeout ${T}s, console log $log"
+echo "boot: qemu-system-x86_64 -accel tcg ${icount:+$icount }mode $mode, timeout ${T}s, console log $log"
 start=$(date +%s)
 # stdin from /dev/null: CI has none, and QEMU must not read the terminal.
-timeout -s KILL "$T" qemu-system-x86_64 -accel tcg -m "$MEM" -smp 1 \
+# shellcheck disable=SC2086 # $icount is two words or none
+timeout -s KILL "$T" qemu-system-x86_64 -accel tcg $icount -m "$MEM" -smp 1 \
 	-nographic -no-reboot -nodefaults -serial stdio \
 	-kernel "$kernel" -initrd "$initrd" \
-	-append "console=ttyS0 panic=-1 oops=panic tsc=reliable $tsc spawnkit.mode=$mode" \
+	-append "console=ttyS0 panic=-1 oops=panic tsc=reliable $tsc spawnkit.mode=$mode $rounds" \
 	< /dev/null > "$log.raw" 2>&1
 tr -d '\r' < "$log.raw" > "$log" && rm -f "$log.raw"
 end=$(date +%s)

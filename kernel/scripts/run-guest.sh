@@ -17,13 +17,15 @@ kout=$kdir/build
 CC=${CC:-gcc}
 KCFLAGS="-static -O2 -g -Wall -isystem $kout/usr/include"
 
-# The series' selftests, one static program per .c file.
+# The series' selftests, one static program per .c file: *_test.c are the
+# tests (the guest runs each), the other files the helper programs their
+# Makefile builds (TEST_GEN_FILES), next to the tests that start them.
 st=$gb/selftests
 rm -rf "$st"; mkdir -p "$st"
 for d in spawn_template batch; do
 	for c in "$ksrc"/tools/testing/selftests/$d/*.c; do
 		[ -f "$c" ] || continue
-		$CC $KCFLAGS -I "$ksrc/tools/testing/selftests" -o "$st/$(basename "$c" .c)" "$c"
+		$CC $KCFLAGS -I "$ksrc/tools/testing/selftests" -o "$st/$(basename "$c" .c)" "$c" -lpthread
 	done
 done
 

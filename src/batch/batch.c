@@ -2,7 +2,7 @@
 /*
  * batch.c - the public batch API: backend choice and dispatch.
  *
- * Automatic choice: the kernel loop where the kernel advertises it, else the
+ * Automatic choice: the kernel loop where the kernel has it, else the
  * emulator.  io_uring is only used when asked for: every program shape we
  * measured ran slower through it than through the emulator (docs/batch.md),
  * so choosing it automatically would make programs slower, not faster.

@@ -69,6 +69,15 @@ void sk_batch_end(struct sk_batch_run *r);
 /* Result of the word copy e (flags already checked). */
 int64_t sk_batch_wordcopy(struct sk_batch_run *r, const struct batch_entry *e);
 
+/* Run entries from i on, one raw syscall each; returns the last that ran
+ * (last if none did).  Results are stored as entries run. */
+long sk_batch_loop(struct sk_batch_run *r, unsigned int i, long last);
+
+/* Finish a batch the kernel returned unfinished: kret is BATCH_STOPPED | i
+ * or -EINTR (see resume.c). */
+long sk_batch_resume(const struct batch_entry *entries, int64_t *results,
+		     unsigned int count, long kret);
+
 /* 1 if nr is refused in a batch (-ENOSYS in the slot). */
 int sk_batch_denied(uint64_t nr);
 

@@ -27,7 +27,12 @@ long sk_batch_begin(struct sk_batch_run *r, const struct batch_entry *entries,
 	r->ur_end = r->ur + (size_t)count * sizeof(*results);
 	r->count = count;
 	r->results = results;
-	if (r->ue_end < r->ue || r->ur_end < r->ur || sk_probe_read(r->ue, bytes))
+	if (r->ue_end < r->ue || r->ur_end < r->ur)
+		return -EFAULT;
+	/* as the kernel: results written over the entries would change them */
+	if (r->ue < r->ur_end && r->ur < r->ue_end)
+		return -EINVAL;
+	if (sk_probe_read(r->ue, bytes))
 		return -EFAULT;
 	if (count <= SK_BATCH_STACK_ENTRIES) {
 		r->work = r->stack;
@@ -206,6 +211,12 @@ int sk_batch_may_remap(uint64_t nr)
 	return 0;
 }
 
+/* uretprobe (6.11) returns through a uprobe trampoline: issued by hand it
+ * kills the caller.  Older headers do not name it. */
+#if !defined(SYS_uretprobe) && defined(__x86_64__)
+#define SYS_uretprobe 335
+#endif
+
 int sk_batch_denied(uint64_t nr)
 {
 	const struct sk_kernel_adv *adv;
@@ -226,6 +237,9 @@ int sk_batch_denied(uint64_t nr)
 	case SYS_exit_group:
 	case SYS_rt_sigreturn:
 	case SYS_restart_syscall:
+#ifdef SYS_uretprobe
+	case SYS_uretprobe:
+#endif
 		return 1;
 	}
 	adv = sk_kernel_adv();

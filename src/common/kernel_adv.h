@@ -1,27 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * kernel_adv.h - what the running kernel says it implements.
+ * kernel_adv.h - which of the series' system calls the running kernel has.
  *
- * spawnkit's kernel series publishes one sysfs file per feature with an ABI
- * version and the system call numbers it chose.  The library reads them once
- * and issues those numbers only if the file exists and the version matches:
- * free slots in one kernel are other calls in the next.
+ * Probed once per process, the way user space finds any new system call:
+ * the call with arguments it refuses at once (EINVAL) or ENOSYS.  A number
+ * is issued for real only once its probe said EINVAL.
  */
 #ifndef SPAWNKIT_KERNEL_ADV_H
 #define SPAWNKIT_KERNEL_ADV_H
 
 struct sk_kernel_adv {
-	int spawn_template;	/* 1 if advertised with a known ABI version */
+	int spawn_template;	/* 1 if both calls answered their probe */
 	long nr_spawn_template_create;
 	long nr_spawn_template_spawn;
-	int batch;		/* 1 if advertised with a known ABI version */
+	int batch;		/* 1 if batch answered its probe */
 	long nr_batch;
 };
 
-/* Read once per process (thread-safe); never NULL. */
+/* Probed once per process (thread-safe); never NULL. */
 const struct sk_kernel_adv *sk_kernel_adv(void);
-
-/* Parse "<version> <nr>..." from path into nrs[0..n); 0 on success. */
-int sk_read_adv_file(const char *path, long *version, long *nrs, int n);
 
 #endif

@@ -57,7 +57,8 @@ static int check_create_args(const struct spawn_template_create_args *a)
 	for (i = 0; i < 4; i++)
 		if (a->reserved[i])
 			return -EINVAL;
-	if ((a->execfd >= 0) == (a->filename != 0))
+	/* exactly one names the file; "no fd" is -1, not any negative value */
+	if (a->filename ? a->execfd != -1 : a->execfd < 0)
 		return -EINVAL;
 	return 0;
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The kernel backend: spawnkit's spawn_template_create/spawn system calls.
- * The numbers come from the kernel's own advertisement (common/kernel_adv.c);
- * without it these functions return -ENOSYS and issue nothing.
+ * The numbers are issued only once the probe (common/kernel_adv.c) found
+ * the calls; otherwise these functions return -ENOSYS and issue nothing.
  */
 #include <fcntl.h>
 #include <spawnkit/spawnkit.h>

@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Backend choice: SPAWNKIT_BACKEND=user|kernel|auto, -ENOSYS for a kernel
- * that does not advertise the calls, and the library never issuing our
- * syscall numbers there (checked with a seccomp filter that turns them into
- * EPERM: if the library issued one, the answer would not be ENOSYS).
+ * without the calls, and the library never issuing our syscall numbers
+ * there once its probe said ENOSYS (checked with a seccomp filter that turns
+ * them into EPERM: if the library issued one, the answer would not be
+ * ENOSYS).
  */
 #include <stddef.h>
 #include <sys/prctl.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
-#include "common/kernel_adv.h"
 #include "util.h"
 
 static int filter_our_numbers(void)
@@ -32,8 +32,6 @@ int main(void)
 {
 	struct spawnkit_template *t;
 	int have = spawnkit_kernel_has_spawn_template();
-	long version, nrs[2];
-	char *dir = make_tmpdir(), path[256];
 
 	setenv("SPAWNKIT_BACKEND", "user", 1);
 	CHECK_EQ(spawnkit_backend(), SPAWNKIT_BACKEND_USER);
@@ -63,24 +61,7 @@ int main(void)
 	CHECK(!strcmp(spawnkit_backend_name(SPAWNKIT_BACKEND_KERNEL), "kernel"));
 	CHECK(!strcmp(spawnkit_backend_name(0), "unknown"));
 
-	/* the advertisement parser: version and numbers, nothing else */
-	snprintf(path, sizeof(path), "%s/adv", dir);
-	write_file(path, "1 472 473\n", 0644);
-	CHECK_EQ(sk_read_adv_file(path, &version, nrs, 2), 0);
-	CHECK(version == 1 && nrs[0] == 472 && nrs[1] == 473);
-	write_file(path, "1 472\n", 0644);
-	CHECK_ERR(sk_read_adv_file(path, &version, nrs, 2), EINVAL);
-	write_file(path, "1 -5 473\n", 0644);
-	CHECK_ERR(sk_read_adv_file(path, &version, nrs, 2), EINVAL);
-	write_file(path, "garbage\n", 0644);
-	CHECK_ERR(sk_read_adv_file(path, &version, nrs, 2), EINVAL);
-	write_file(path, "", 0644);
-	CHECK_ERR(sk_read_adv_file(path, &version, nrs, 2), EINVAL);
-	unlink(path);
-	CHECK_ERR(sk_read_adv_file(path, &version, nrs, 2), ENOENT);
-	rm_tmpdir(dir);
-
-	/* without the advertisement, the raw calls issue nothing */
+	/* where the probe found nothing, the raw calls issue nothing */
 	if (!have) {
 		pid_t pid = fork();
 		int status;

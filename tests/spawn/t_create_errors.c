@@ -83,9 +83,12 @@ int main(void)
 	a.actions_len = 1;
 	CHECK_ERR(create_args(&a, sizeof(a)), EINVAL);
 
-	/* exactly one of execfd >= 0 and filename */
+	/* exactly one of execfd >= 0 and filename; no fd is -1 only */
 	base(&a, probe);
 	a.execfd = 0;
+	CHECK_ERR(create_args(&a, sizeof(a)), EINVAL);
+	base(&a, probe);
+	a.execfd = -7;
 	CHECK_ERR(create_args(&a, sizeof(a)), EINVAL);
 	memset(&a, 0, sizeof(a));
 	a.execfd = -1;
