@@ -30,45 +30,57 @@ static int read_file(const char *path, char *buf, size_t len)
 	return 0;
 }
 
-int main(void)
-{
+FIXTURE(adv) {
 	char buf[64];
+};
 
+FIXTURE_SETUP(adv)
+{
 	if (access("/sys/kernel/spawnkit", F_OK))
-		TEST_SKIP("this kernel does not advertise spawnkit's calls");
+		SKIP("this kernel does not advertise spawnkit's calls");
 	unsetenv("SPAWNKIT_BACKEND");
 	unsetenv("SPAWNKIT_BATCH_BACKEND");
+}
 
-	CHECK_EQ(read_file(SPAWN_TEMPLATE_SYSFS_PATH, buf, sizeof(buf)), 0);
-	CHECK(strcmp(buf, "1 472 473\n") == 0);
-	CHECK_EQ(read_file(BATCH_SYSFS_PATH, buf, sizeof(buf)), 0);
-	CHECK(strcmp(buf, "1 474\n") == 0);
+FIXTURE_TEARDOWN(adv)
+{
+}
 
+TEST_F(adv, sysfs_files_give_version_and_numbers)
+{
+	CHECK_EQ(read_file(SPAWN_TEMPLATE_SYSFS_PATH, self->buf, sizeof(self->buf)), 0);
+	CHECK(strcmp(self->buf, "1 472 473\n") == 0);
+	CHECK_EQ(read_file(BATCH_SYSFS_PATH, self->buf, sizeof(self->buf)), 0);
+	CHECK(strcmp(self->buf, "1 474\n") == 0);
+}
+
+TEST_F(adv, library_picks_the_kernel_backends)
+{
 	CHECK_EQ(spawnkit_kernel_has_spawn_template(), 1);
 	CHECK_EQ(spawnkit_backend(), SPAWNKIT_BACKEND_KERNEL);
 	CHECK_EQ(spawnkit_kernel_has_batch(), 1);
 	CHECK_EQ(spawnkit_batch_backend_available(SPAWNKIT_BATCH_KERNEL), 1);
 	CHECK_EQ(spawnkit_batch_backend(), SPAWNKIT_BATCH_KERNEL);
-
-	/* and a template made now is a kernel one that runs */
-	{
-		struct spawnkit_template *t = NULL;
-		char *argv[] = { "true", NULL };
-		int pidfd = -1, st;
-		pid_t pid;
-
-		CHECK_EQ(spawnkit_template_create("/bin/true", SPAWN_TEMPLATE_CREATE_CLOEXEC, &t), 0);
-		if (t) {
-			CHECK_EQ(spawnkit_template_backend(t), SPAWNKIT_BACKEND_KERNEL);
-			pid = spawnkit_spawn(t, argv, NULL, NULL, 0, 0, &pidfd);
-			CHECK(pid > 0);
-			if (pid > 0) {
-				CHECK_EQ(waitpid(pid, &st, 0), pid);
-				CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-				close(pidfd);
-			}
-			spawnkit_template_destroy(t);
-		}
-	}
-	TEST_DONE();
 }
+
+/* A template made now is a kernel one that runs. */
+TEST_F(adv, template_is_a_kernel_one_that_runs)
+{
+	struct spawnkit_template *t = NULL;
+	char *argv[] = { "true", NULL };
+	int pidfd = -1, st;
+	pid_t pid;
+
+	ASSERT_EQ(spawnkit_template_create("/bin/true", SPAWN_TEMPLATE_CREATE_CLOEXEC, &t), 0);
+	CHECK_EQ(spawnkit_template_backend(t), SPAWNKIT_BACKEND_KERNEL);
+	pid = spawnkit_spawn(t, argv, NULL, NULL, 0, 0, &pidfd);
+	CHECK(pid > 0);
+	if (pid > 0) {
+		CHECK_EQ(waitpid(pid, &st, 0), pid);
+		CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+		close(pidfd);
+	}
+	spawnkit_template_destroy(t);
+}
+
+TEST_HARNESS_MAIN
