@@ -208,15 +208,15 @@ static inline int th_report_cmp(int ok, const char *file, int line, const char *
 
 #define FIXTURE(f)							\
 	FIXTURE_VARIANT(f);						\
-	static struct th_fixture th_fixture_##f = { #f, NULL, NULL };	\
+	static TH_UNUSED struct th_fixture th_fixture_##f = { #f, NULL, NULL };	\
 	FIXTURE_DATA(f)
 
 #define FIXTURE_SETUP(f)						\
-	static void th_setup_##f(FIXTURE_DATA(f) *self TH_UNUSED,	\
+	static TH_UNUSED void th_setup_##f(FIXTURE_DATA(f) *self TH_UNUSED,	\
 				 const FIXTURE_VARIANT(f) *variant TH_UNUSED)
 
 #define FIXTURE_TEARDOWN(f)						\
-	static void th_teardown_##f(FIXTURE_DATA(f) *self TH_UNUSED,	\
+	static TH_UNUSED void th_teardown_##f(FIXTURE_DATA(f) *self TH_UNUSED,	\
 				    const FIXTURE_VARIANT(f) *variant TH_UNUSED)
 
 #define FIXTURE_VARIANT_ADD(f, v)					\
@@ -396,15 +396,6 @@ static inline int th_main(int argc, char **argv)
 	}
 	return counts[0] ? 0 : TH_SKIP_STATUS;
 }
-
-/*
- * Transitional: a program still written as one main() ending in
- * TEST_DONE() (CHECKs outside any case).  Goes once every test is cases.
- */
-#define TEST_DONE() do {						\
-	printf("%s: %d checks, %d failed\n", __FILE__, th_checks, th_failed); \
-	exit(th_failed || !th_checks ? 1 : 0);				\
-} while (0)
 
 #define TEST_HARNESS_MAIN						\
 	int main(int argc, char **argv)					\
