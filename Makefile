@@ -65,9 +65,11 @@ $(B)/libspawnkit.so: $(LIB_OBJS) src/libspawnkit.map
 	$(CC) -shared -Wl,-soname,libspawnkit.so.0 -Wl,--version-script=src/libspawnkit.map \
 		-o $@ $(LIB_OBJS) $(LIBS)
 
-$(B)/spawnkit.pc: src/spawnkit.pc.in
+# Libs.private: what the static archive needs, -luring only when built in.
+$(B)/spawnkit.pc: src/spawnkit.pc.in Makefile
 	@mkdir -p $(B)
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' \
+		-e 's|@LIBS_PRIVATE@|$(LIBS)|g' $< > $@
 
 # Tests, tools and examples link the static library so the same binaries run
 # on the host and (built with STATIC=1) inside the QEMU guest.
