@@ -1,6 +1,5 @@
 'use strict';
 // spawnkit for Node.js: spawn templates with a child_process-like API.
-const native = require('./lib/native');
 const { Template } = require('./lib/template');
 const { SpawnkitChild } = require('./lib/child');
 const { run, execFile, clearTemplateCache, templateCacheSize } = require('./lib/run');
@@ -14,6 +13,7 @@ module.exports = {
   clearTemplateCache,
   templateCacheSize,
   AbortError,
-  // Whether the addon resolves commands with the C library's PATH search.
-  nativePathSearch: native.pathsearchNative,
+  // The addon resolves commands with the C library's PATH search (always,
+  // since libspawnkit always has it; kept as part of the API).
+  nativePathSearch: true,
 };

@@ -1,7 +1,7 @@
 'use strict';
 // Command name -> absolute path, as execvp/`command -v` would find it, but
 // in the parent: a template is made from an absolute path.  Uses the C
-// library's spawnkit_pathsearch when the addon was built with it.
+// library's spawnkit_pathsearch for an all-absolute PATH.
 const fs = require('node:fs');
 const path = require('node:path');
 const native = require('./native');
@@ -40,7 +40,7 @@ function resolveCommand(file, args, env, cwd) {
   if (file === '') throw spawnError(-2, file, args);
   const pathEnv = env && env.PATH !== undefined ? String(env.PATH) : DEFAULT_PATH;
   let found;
-  if (native.pathsearchNative && !pathEnv.split(':').some((d) => d === '' || d[0] !== '/')) {
+  if (!pathEnv.split(':').some((d) => d === '' || d[0] !== '/')) {
     found = native.pathsearch(file, pathEnv);
     // The library says ENOENT where only a directory of that name exists;
     // execvp (and so child_process) says EACCES: ask the slow path then.

@@ -15,7 +15,7 @@
  *   kill(child, sig)                          -> 0 | -errno
  *   killTree(child, sig, inodes[])            -> count | -errno
  *   ref(child, bool)
- *   pathsearch(name, PATH)                    -> string | -errno  (when available)
+ *   pathsearch(name, PATH)                    -> string | -errno
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -29,7 +29,7 @@
 #include "child_watch.h"
 #include "kill_tree.h"
 #include "stdio_plan.h"
-#include "pathsearch_shim.h"
+#include <spawnkit/batch.h>
 #include "pidfd.h"
 
 #define CHECK(call) do { if ((call) != napi_ok) goto napi_fail; } while (0)
@@ -363,7 +363,7 @@ static napi_value js_pathsearch(napi_env env, napi_callback_info info)
 	name = dup_string(env, argv[0]);
 	path = name ? dup_string(env, argv[1]) : NULL;
 	if (path) {
-		r = pathsearch_shim(name, path, buf, sizeof(buf));
+		r = spawnkit_pathsearch(name, path, buf, sizeof(buf));
 		if (r < 0)
 			out = num(env, r);
 		else
@@ -388,12 +388,9 @@ static napi_value init(napi_env env, napi_value exports)
 		{ "ref", NULL, js_ref, NULL, NULL, NULL, napi_default, NULL },
 		{ "pathsearch", NULL, js_pathsearch, NULL, NULL, NULL, napi_default, NULL },
 	};
-	napi_value has;
 
 	if (napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props) != napi_ok)
 		return NULL;
-	napi_get_boolean(env, PATHSEARCH_NATIVE, &has);
-	napi_set_named_property(env, exports, "pathsearchNative", has);
 	return exports;
 }
 
