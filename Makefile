@@ -42,7 +42,7 @@ TOOL_BINS := $(TOOL_SRCS:tools/%.c=$(B)/bin/%)
 EX_SRCS   := $(sort $(wildcard examples/*.c))
 EX_BINS   := $(EX_SRCS:%.c=$(B)/%)
 
-.PHONY: all lib test test-user test-c test-fuzz test-python test-node test-kernel \
+.PHONY: all lib test test-user test-c test-exports test-fuzz test-python test-node test-kernel \
 	bench bench-spawn bench-batch bench-node bench-kernel kernel deps install clean
 
 all: lib $(TOOL_BINS) $(EX_BINS)
@@ -105,6 +105,11 @@ test-user: deps
 
 test-c: lib test-bins
 	./tests/run-tests.sh $(B)
+
+# libspawnkit.so exports exactly src/libspawnkit.map, the headers' API, each
+# function with a man page.
+test-exports: lib
+	./tests/abi/check-exports.sh $(B)
 
 test-fuzz: lib
 	$(MAKE) -C tests/fuzz B=$(abspath $(B)) run

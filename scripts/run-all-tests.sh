@@ -22,6 +22,7 @@ suite() {
 suite c-suite env SPAWN_BACKENDS="user" BATCH_BACKENDS="${BATCH_BACKENDS:-emulator uring}" make -s test-c
 suite fuzz make -s test-fuzz
 suite man-pages tests/man/check-man.sh
+suite exports make -s test-exports
 suite python make -s test-python
 suite node make -s test-node
 if [ "$mode" = all ]; then
