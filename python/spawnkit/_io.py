@@ -77,7 +77,7 @@ class RunIO:
                 break
         if rc < 0:
             raise _error(rc)
-        return rc
+        return int(rc)
 
     def pipe_inodes(self) -> List[int]:
         """Inodes of the output pipes (to find the processes holding them)."""
@@ -109,7 +109,7 @@ def wait_pidfd(pidfd: int, deadline: int = NONE) -> Optional[int]:
         if rc != _INTR:
             break
     if rc == EOF:
-        return status[0]
+        return int(status[0])
     if rc == DEADLINE:
         return None
     if rc == -errno.ECHILD:

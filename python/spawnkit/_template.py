@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import stat
 import threading
-from typing import Dict, Optional, Union
+from typing import Any, Dict, Optional, Union
 
 from ._errors import error_from_errno
 from ._ffi import ffi, lib
@@ -20,8 +20,6 @@ __all__ = ["Template", "TemplateCache", "template_cache", "which", "backend",
            "kernel_has_spawn_template"]
 
 StrOrBytesPath = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
-
-_HAVE_PATHSEARCH = hasattr(lib, "spawnkit_pathsearch")
 
 
 def backend() -> str:
@@ -33,12 +31,12 @@ def backend() -> str:
     rc = lib.spawnkit_backend()
     if rc < 0:
         raise error_from_errno(-rc)
-    return ffi.string(lib.spawnkit_backend_name(rc)).decode()
+    return str(ffi.string(lib.spawnkit_backend_name(rc)).decode())
 
 
 def kernel_has_spawn_template() -> bool:
     """True if the running kernel advertises the spawn-template system calls."""
-    return lib.spawnkit_kernel_has_spawn_template() == 1
+    return bool(lib.spawnkit_kernel_has_spawn_template() == 1)
 
 
 def _search_path(name: bytes, path_env: Optional[bytes], cwd: Optional[bytes]) -> bytes:
@@ -49,11 +47,11 @@ def _search_path(name: bytes, path_env: Optional[bytes], cwd: Optional[bytes]) -
     """
     if path_env is None:
         path_env = os.fsencode(os.defpath)
-    if _HAVE_PATHSEARCH and not cwd and b"\0" not in path_env:
+    if not cwd and b"\0" not in path_env:
         out = ffi.new("char[]", 4096)
         rc = lib.spawnkit_pathsearch(name, path_env, out, 4096)
         if rc >= 0:
-            return os.path.abspath(ffi.string(out))
+            return os.path.abspath(bytes(ffi.string(out)))
         raise error_from_errno(-rc, os.fsdecode(name))
     denied = False
     for d in path_env.split(b":"):
@@ -135,7 +133,7 @@ class Template:
         """The kernel template fd (kernel backend) or the pinned exec fd (user)."""
         ptr = self._acquire()
         try:
-            return lib.spawnkit_template_fd(ptr)
+            return int(lib.spawnkit_template_fd(ptr))
         finally:
             self._release()
 
@@ -143,8 +141,8 @@ class Template:
     def backend(self) -> str:
         ptr = self._acquire()
         try:
-            return ffi.string(lib.spawnkit_backend_name(
-                lib.spawnkit_template_backend(ptr))).decode()
+            return str(ffi.string(lib.spawnkit_backend_name(
+                lib.spawnkit_template_backend(ptr))).decode())
         finally:
             self._release()
 
@@ -163,7 +161,7 @@ class Template:
 
     # ---- lifetime: in-flight spawns keep the C object alive -------------
 
-    def _acquire(self):  # type: ignore[no-untyped-def]
+    def _acquire(self) -> Any:
         with self._lock:
             if self._closing or self._ptr is None:
                 raise ValueError("spawn template is closed")

@@ -45,7 +45,7 @@ def test_from_relative_path_is_made_absolute(tmp_path, monkeypatch):
 def test_from_command_name_resolved_over_path():
     with Template("sh") as t:
         assert t.path == shutil.which("sh")
-        assert os.path.isabs(t.path)
+        assert t.path is not None and os.path.isabs(t.path)
 
 
 def test_from_fd():
@@ -83,7 +83,7 @@ def test_argument_errors():
     with pytest.raises(TypeError):
         Template("/bin/true", fd=0)
     with pytest.raises(TypeError):
-        Template(fd="3")
+        Template(fd="3")  # type: ignore[arg-type]
 
 
 def test_missing_file_is_filenotfound():
@@ -294,6 +294,7 @@ def test_template_fd_cloexec_flag():
         assert not fcntl.fcntl(t.fd, fcntl.F_GETFD) & fcntl.FD_CLOEXEC
         # "every fd above 2" is closed in children all the same
         p = spawnkit.spawn(["sh", "-c", "echo ready; sleep 10"], stdout=spawnkit.PIPE)
+        assert p.stdout is not None
         try:
             assert p.stdout.readline() == b"ready\n"
             assert str(t.fd) not in os.listdir(f"/proc/{p.pid}/fd")
