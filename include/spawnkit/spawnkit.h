@@ -89,6 +89,15 @@ const char *spawnkit_template_path(const struct spawnkit_template *t);
 int spawnkit_template_fd(const struct spawnkit_template *t);
 
 /*
+ * The one ESTALE policy of every cache of templates by path (the Python and
+ * Node.js bindings, and the C library's run loop once it has one): a spawn
+ * from a cached template that fails with ESTALE drops that template, makes
+ * a new one of the same path and tries again, at most this many times;
+ * after that the file is being replaced continuously and ESTALE is reported.
+ */
+#define SPAWNKIT_STALE_RETRIES 3
+
+/*
  * Start a child from a template.  argv/envp as for execve(2) (envp NULL: an
  * empty environment).  actions[0..nr_actions) run in order in the child.
  * On success returns the child's pid and, if pidfd != NULL, stores its pidfd

@@ -2,6 +2,7 @@
 // Promise helpers over cached templates: run() resolves with whatever the
 // command did; execFile() rejects like util.promisify(child_process.execFile)
 // when it did not exit 0.
+const native = require('./native');
 const { Template } = require('./template');
 const { HeadTail } = require('./capture');
 const { spawnError, AbortError, isAsyncSpawnError, syncSpawnError } = require('./errors');
@@ -14,7 +15,8 @@ const DEFAULT_MAX_BUFFER = 1024 * 1024; // child_process.execFile's default
 
 // Absolute path -> Template.  A template that went stale (the file was
 // replaced, e.g. a package upgrade renamed a new binary over it) is made
-// again once, transparently.
+// again transparently, up to SPAWNKIT_STALE_RETRIES times (spawnkit.h: the
+// one policy of both bindings).
 const cache = new Map();
 
 function cachedTemplate(absPath) {
@@ -50,7 +52,7 @@ function startCached(file, args, opts) {
     }
     const child = t._start(args, { ...opts, argv0: opts.argv0 ?? file });
     if (typeof child !== 'number') return child;
-    if (child === ESTALE && attempt === 0) {
+    if (child === ESTALE && attempt < native.STALE_RETRIES) {
       dropTemplate(abs);
       continue;
     }

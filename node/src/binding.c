@@ -388,9 +388,13 @@ static napi_value init(napi_env env, napi_value exports)
 		{ "ref", NULL, js_ref, NULL, NULL, NULL, napi_default, NULL },
 		{ "pathsearch", NULL, js_pathsearch, NULL, NULL, NULL, napi_default, NULL },
 	};
+	napi_value retries;
 
 	if (napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props) != napi_ok)
 		return NULL;
+	/* lib/run.js's ESTALE policy, the library's own (spawnkit.h) */
+	napi_create_int32(env, SPAWNKIT_STALE_RETRIES, &retries);
+	napi_set_named_property(env, exports, "STALE_RETRIES", retries);
 	return exports;
 }
 

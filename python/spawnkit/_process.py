@@ -34,7 +34,8 @@ DEVNULL = subprocess.DEVNULL
 #: restore_signals=True does (Python itself ignores SIGPIPE and SIGXFSZ).
 RESTORED_SIGNALS = (signal.SIGPIPE, signal.SIGXFSZ)
 
-_STALE_RETRIES = 8         # a file replaced again between retries is rare
+# ESTALE: the first attempt and SPAWNKIT_STALE_RETRIES more (spawnkit.h).
+_STALE_ATTEMPTS = 1 + lib.SPAWNKIT_STALE_RETRIES
 _DUP2 = lib.SPAWN_TEMPLATE_ACTION_DUP2
 _FCHDIR = lib.SPAWN_TEMPLATE_ACTION_FCHDIR
 _SIGMASK = lib.SPAWN_TEMPLATE_ACTION_SIGMASK
@@ -484,7 +485,7 @@ def _spawn_raw(args: Argv, *, executable: Optional[StrOrBytesPath] = None,
             except OSError as e:
                 # Name the program as the caller wrote it, as subprocess does.
                 raise error_from_errno(e.errno or 0, os.fsdecode(program)) from None
-        for _ in range(_STALE_RETRIES):
+        for _ in range(_STALE_ATTEMPTS):
             ptr = tmpl._acquire()
             try:
                 pid = lib.spawnkit_spawn(ptr, argv_p, envp, actions, len(acts),
