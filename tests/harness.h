@@ -13,6 +13,9 @@
  *	TEST_F(f, name) { ... }			a case run once per variant
  *	TEST_HARNESS_MAIN			the program's main()
  *
+ * A FIXTURE needs both FIXTURE_SETUP and FIXTURE_TEARDOWN (either may be
+ * empty); FIXTURE_VARIANT is optional (without variants, `variant` is NULL).
+ *
  * Checks: EXPECT_* records a failure and goes on; ASSERT_* records it and
  * ends the case (the teardown still runs).  Both come as _TRUE, _FALSE,
  * _EQ, _NE, _LT, _LE, _GT, _GE (integers, printed on mismatch), _STREQ and
@@ -34,8 +37,9 @@
  * Arguments, if any, are substrings: only cases whose name holds one run.
  * "-l" lists the case names.
  *
- * Plain C11 + POSIX (fork, waitpid, sigaction, setjmp), no allocation in
- * the registry: the same file builds for the static QEMU guest programs.
+ * GNU C (constructor functions register the cases) and POSIX (fork,
+ * waitpid, sigaction, setjmp), no allocation in the registry: the same file
+ * builds for the static QEMU guest programs.
  */
 #ifndef SPAWNKIT_TEST_HARNESS_H
 #define SPAWNKIT_TEST_HARNESS_H
