@@ -11,10 +11,13 @@ from __future__ import annotations
 import os
 import stat
 import threading
-from typing import Any, Dict, Optional, Union
+from typing import TYPE_CHECKING, Any, Dict, Optional, Union
 
 from ._errors import error_from_errno
 from ._ffi import ffi, lib
+
+if TYPE_CHECKING:                     # _process imports this module
+    from ._process import Argv, Process
 
 __all__ = ["Template", "TemplateCache", "template_cache", "which", "backend",
            "kernel_has_spawn_template"]
@@ -150,7 +153,7 @@ class Template:
     def closed(self) -> bool:
         return self._closing or self._ptr is None
 
-    def spawn(self, args, **kwargs):  # type: ignore[no-untyped-def]
+    def spawn(self, args: "Argv", **kwargs: Any) -> "Process":
         """Start a child from this template; see spawnkit.spawn() for options.
 
         Raises StaleTemplateError if the executable was replaced: make a new

@@ -5,6 +5,7 @@ import shutil
 import stat
 import subprocess
 import threading
+from typing import List, Union
 
 import pytest
 
@@ -118,7 +119,7 @@ def test_closed_template_refuses_to_spawn():
 
 def test_close_while_other_threads_spawn_never_crashes():
     t = Template("/bin/true")
-    results = []
+    results: List[Union[int, str]] = []
 
     def worker():
         for _ in range(30):
