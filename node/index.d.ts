@@ -26,6 +26,12 @@ export interface SpawnOptions {
   signal?: AbortSignal;
   /** Keep fds above 2 open in the child (SPAWNKIT_SPAWN_INHERIT_FDS). */
   inheritFds?: boolean;
+  /** Start a Python call (`python [flags] script|-c|-m ...`) from a warm
+   *  interpreter when it fits; anything else runs cold (docs/warm.md). */
+  warm?: boolean;
+  /** With warm: modules the warm interpreter imports once (then visible in
+   *  the tool's sys.modules: opt-in).  Part of the interpreter's key. */
+  preload?: readonly string[];
 }
 
 export interface RunOptions extends Omit<SpawnOptions, 'stdio' | 'argv0'> {
@@ -121,7 +127,29 @@ export function execFile(file: string, args?: readonly string[], options?: RunOp
 export function execFile(file: string, options: RunOptions): Promise<RunResult<string>>;
 export function clearTemplateCache(): void;
 export function templateCacheSize(): number;
+/** The cache's bound now: maxSize if configured, else an eighth of RLIMIT_NOFILE (4..256). */
+export function templateCacheMaxSize(): number;
+/**
+ * Bound the template cache behind run()/execFile(): maxSize (default: from
+ * RLIMIT_NOFILE) and idleMs (default 300 000); omitted fields go back to
+ * the defaults.  Applies at once.
+ */
+export function configureTemplateCache(options?: { maxSize?: number; idleMs?: number }): void;
 export class AbortError extends Error {
   readonly code: 'ABORT_ERR';
 }
 export const nativePathSearch: boolean;
+
+export interface WarmStats {
+  warmSpawns: number;
+  coldFallbacks: number;
+  /** Cold fallbacks by reason ('not-python', 'args', 'script', ...). */
+  reasons: Record<string, number>;
+  started: number;
+  restarted: number;
+  shutDown: number;
+}
+/** The library's warm-template counters for this process. */
+export function warmStats(): WarmStats;
+/** Stop and reap this process's warm interpreters now. */
+export function warmShutdown(): void;

@@ -2,7 +2,10 @@
 // spawnkit for Node.js: spawn templates with a child_process-like API.
 const { Template } = require('./lib/template');
 const { SpawnkitChild } = require('./lib/child');
-const { run, execFile, clearTemplateCache, templateCacheSize } = require('./lib/run');
+const {
+  run, execFile, clearTemplateCache, configureTemplateCache, templateCacheSize, templateCacheMaxSize,
+  warmStats, warmShutdown,
+} = require('./lib/run');
 const { AbortError } = require('./lib/errors');
 
 module.exports = {
@@ -11,7 +14,11 @@ module.exports = {
   run,
   execFile,
   clearTemplateCache,
+  configureTemplateCache,
   templateCacheSize,
+  templateCacheMaxSize,
+  warmStats,
+  warmShutdown,
   AbortError,
   // The addon resolves commands with the C library's PATH search (always,
   // since libspawnkit always has it; kept as part of the API).

@@ -13,7 +13,9 @@ symbols libspawnkit.so exports.  What it does to a header:
   - `_Static_assert`/`static_assert` and SPAWNKIT__SA(...) statements go;
   - a `static inline` function becomes its prototype (API mode compiles a
     call to the real inline function);
-  - the kernel's __u32/__s32/__aligned_u64... become <stdint.h> types.
+  - the kernel's __u32/__s32/__aligned_u64... become <stdint.h> types;
+  - an array length given by a macro (reasons[SPAWNKIT_WARM_NR_REASONS])
+    becomes [...].
 
 PRELUDE declares what the headers take from system headers.
 """
@@ -112,6 +114,8 @@ def cdef_of_header_text(text: str) -> str:
     body = re.sub(r'\bextern\s+"C"\s*\{', "", body)
     for k, v in _KERNEL_TYPES.items():
         body = re.sub(r"\b%s\b" % k, v, body)
+    # an array length given by a macro: cffi takes it from the compiler
+    body = re.sub(r"\[\s*[A-Z_][A-Z0-9_]*\s*\]", "[...]", body)
     lines = [ln.rstrip() for ln in body.splitlines()]
     text = "\n".join(ln for ln in lines if ln.strip())
     return text + "\n"

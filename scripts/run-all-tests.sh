@@ -25,6 +25,7 @@ suite man-pages tests/man/check-man.sh
 suite exports make -s test-exports
 suite python make -s test-python
 suite node make -s test-node
+suite warm make -s test-warm
 if [ "$mode" = all ]; then
 	suite kernel make -s test-kernel
 fi

@@ -4,15 +4,16 @@ const native = require('./native');
 const { SpawnkitChild } = require('./child');
 const { spawnError, systemError, isAsyncSpawnError, syncSpawnError } = require('./errors');
 const { resolveCommand } = require('./resolve');
-const { checkString, checkArgs, envPairs, stdioSpec, checkSpawnOptions } = require('./options');
+const { checkString, checkFile, checkArgs, envPairs, stdioSpec, checkSpawnOptions } = require('./options');
 
 const INHERIT_FDS = 1; // SPAWNKIT_SPAWN_INHERIT_FDS
+const WARM = 1 << 8; // the addon's "try spawnkit_warm_spawn first" (src/binding.c)
 
 class Template {
   // pathOrCommand: an absolute path, a relative path (to process.cwd()), or
   // a command name looked up in PATH (options.env?.PATH, else process.env).
   constructor(pathOrCommand, options = {}) {
-    checkString('pathOrCommand', pathOrCommand);
+    checkFile('pathOrCommand', pathOrCommand);
     const env = options.env ?? process.env;
     this.file = pathOrCommand;
     this.path = resolveCommand(pathOrCommand, [], env, options.cwd);
@@ -38,10 +39,11 @@ class Template {
     const envp = envPairs(opts.env ?? process.env);
     const cwd = opts.cwd ?? null;
     const spec = stdioSpec(opts.stdio);
-    const flags = opts.inheritFds ? INHERIT_FDS : 0;
+    const flags = (opts.inheritFds ? INHERIT_FDS : 0) | (opts.warm ? WARM : 0);
     const child = new SpawnkitChild(this.file, argv);
+    const preload = opts.warm && opts.preload?.length ? opts.preload.join(',') : null;
     const res = this._alive().spawn(this._h, argv, envp, cwd, spec, flags,
-      (code, sig) => child._onExit(code, sig));
+      (code, sig) => child._onExit(code, sig), preload);
     if (typeof res === 'number') return res;
     child._attach(res, opts);
     return child;

@@ -15,7 +15,9 @@
  *   kill(child, sig)                          -> 0 | -errno
  *   killTree(child, sig, inodes[])            -> count | -errno
  *   ref(child, bool)
- *   pathsearch(name, PATH)                    -> string | -errno
+ *   pathsearch(name, PATH, cwd|null)          -> string | -errno
+ *   templateCacheMax()                        -> number (the cache policy's bound)
+ *   STALE_RETRIES, templateCacheIdleSec       the policy's constants
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -25,12 +27,16 @@
 #include <sys/wait.h>
 #include <node_api.h>
 #include <spawnkit/spawnkit.h>
+#include <spawnkit/warm.h>
 
 #include "child_watch.h"
 #include "kill_tree.h"
 #include "stdio_plan.h"
 #include <spawnkit/batch.h>
 #include "pidfd.h"
+
+/* js spawn flag: try a warm start first (not a library flag) */
+#define JS_SPAWN_WARM (1U << 8)
 
 #define CHECK(call) do { if ((call) != napi_ok) goto napi_fail; } while (0)
 
@@ -206,13 +212,13 @@ static void child_finalize(napi_env env, void *data, void *hint)
 
 static napi_value js_spawn(napi_env env, napi_callback_info info)
 {
-	size_t argc = 7;
-	napi_value argv[7], result = NULL, ext, item;
+	size_t argc = 8;
+	napi_value argv[8], result = NULL, ext, item;
 	napi_valuetype type;
 	struct template_box *b;
 	struct stdio_plan plan;
 	struct child_watch *w;
-	char **args = NULL, **envp = NULL, *cwd = NULL;
+	char **args = NULL, **envp = NULL, *cwd = NULL, *preload = NULL;
 	int spec[3], pidfd = -1, r;
 	uint32_t flags;
 	pid_t pid;
@@ -241,15 +247,31 @@ static napi_value js_spawn(napi_env env, napi_callback_info info)
 		CHECK(napi_get_value_int32(env, item, &spec[i]));
 	}
 	CHECK(napi_get_value_uint32(env, argv[5], &flags));
+	if (argc > 7) {
+		CHECK(napi_typeof(env, argv[7], &type));
+		if (type == napi_string) {
+			preload = dup_string(env, argv[7]);	/* "json,re" */
+			if (!preload)
+				goto out;
+		}
+	}
 
 	r = stdio_plan_build(&plan, spec, cwd);
 	if (r < 0) {
 		result = num(env, r);
 		goto out;
 	}
-	pid = spawnkit_spawn(b->t, args, envp ? envp : (char *const[]){ NULL },
-			     plan.actions, plan.nr_actions,
-			     flags & SPAWNKIT_SPAWN_INHERIT_FDS, &pidfd);
+	pid = -1;
+	/* { warm: true }: a Python call forked from the library's warm
+	 * interpreter when it fits; otherwise (a reason, counted) cold. */
+	if (!(flags & JS_SPAWN_WARM) ||
+	    spawnkit_warm_spawn(spawnkit_template_path(b->t), args,
+				envp ? envp : (char *const[]){ NULL }, plan.actions,
+				plan.nr_actions, flags & SPAWNKIT_SPAWN_INHERIT_FDS,
+				preload, &pid, &pidfd))
+		pid = spawnkit_spawn(b->t, args, envp ? envp : (char *const[]){ NULL },
+				     plan.actions, plan.nr_actions,
+				     flags & SPAWNKIT_SPAWN_INHERIT_FDS, &pidfd);
 	stdio_plan_finish(&plan, pid >= 0);
 	if (pid < 0) {
 		result = num(env, pid);
@@ -259,7 +281,7 @@ static napi_value js_spawn(napi_env env, napi_callback_info info)
 	if (r < 0) {
 		/* Cannot watch it: do not leave an orphan running. */
 		sk_pidfd_signal(pidfd, SIGKILL);
-		waitid(P_PIDFD, (id_t)pidfd, &(siginfo_t){ 0 }, WEXITED);
+		spawnkit_pidfd_wait(pidfd, 0, &(int){ 0 });
 		close(pidfd);
 		for (int i = 0; i < 3; i++)
 			if (plan.parent_fd[i] >= 0)
@@ -277,10 +299,44 @@ out:
 	free(args);
 	free(envp);
 	free(cwd);
+	free(preload);
 	return result;
 napi_fail:
 	result = NULL;
 	goto out;
+}
+
+/* warmStats() -> [warm, cold, started, restarted, shutDown, {reason: n}] */
+static napi_value js_warm_stats(napi_env env, napi_callback_info info)
+{
+	struct spawnkit_warm_stats st;
+	napi_value arr, reasons;
+	uint64_t v[5];
+
+	spawnkit_warm_stats(&st);
+	v[0] = st.warm_spawns;
+	v[1] = st.cold_fallbacks;
+	v[2] = st.started;
+	v[3] = st.restarted;
+	v[4] = st.shut_down;
+	CHECK(napi_create_array_with_length(env, 6, &arr));
+	for (int i = 0; i < 5; i++)
+		CHECK(napi_set_element(env, arr, (uint32_t)i, num(env, (double)v[i])));
+	CHECK(napi_create_object(env, &reasons));
+	for (int i = 1; i < SPAWNKIT_WARM_NR_REASONS; i++)
+		if (st.reasons[i])
+			CHECK(napi_set_named_property(env, reasons, spawnkit_warm_reason_name(i),
+						      num(env, (double)st.reasons[i])));
+	CHECK(napi_set_element(env, arr, 5, reasons));
+	return arr;
+napi_fail:
+	return NULL;
+}
+
+static napi_value js_warm_shutdown(napi_env env, napi_callback_info info)
+{
+	spawnkit_warm_shutdown();
+	return NULL;
 }
 
 static struct child_watch *get_child(napi_env env, napi_value v)
@@ -354,16 +410,22 @@ napi_fail:
 
 static napi_value js_pathsearch(napi_env env, napi_callback_info info)
 {
-	size_t argc = 2;
-	napi_value argv[2], out = NULL;
-	char *name = NULL, *path = NULL, buf[4096];
-	int r;
+	size_t argc = 3;
+	napi_value argv[3], out = NULL;
+	napi_valuetype cwd_type = napi_undefined;
+	char *name = NULL, *path = NULL, *cwd = NULL, buf[4096];
+	int r, ok;
 
 	CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+	if (argc >= 3)
+		CHECK(napi_typeof(env, argv[2], &cwd_type));
 	name = dup_string(env, argv[0]);
 	path = name ? dup_string(env, argv[1]) : NULL;
-	if (path) {
-		r = spawnkit_pathsearch(name, path, buf, sizeof(buf));
+	ok = path != NULL;
+	if (ok && cwd_type == napi_string)
+		ok = (cwd = dup_string(env, argv[2])) != NULL;
+	if (ok) {
+		r = spawnkit_pathsearch_cwd(name, path, cwd, buf, sizeof(buf));
 		if (r < 0)
 			out = num(env, r);
 		else
@@ -371,9 +433,16 @@ static napi_value js_pathsearch(napi_env env, napi_callback_info info)
 	}
 	free(name);
 	free(path);
+	free(cwd);
 	return out;
 napi_fail:
 	return NULL;
+}
+
+static napi_value js_template_cache_max(napi_env env, napi_callback_info info)
+{
+	(void)info;
+	return num(env, spawnkit_template_cache_max());
 }
 
 static napi_value init(napi_env env, napi_value exports)
@@ -383,18 +452,22 @@ static napi_value init(napi_env env, napi_value exports)
 		{ "templateDestroy", NULL, js_template_destroy, NULL, NULL, NULL, napi_default, NULL },
 		{ "templateInfo", NULL, js_template_info, NULL, NULL, NULL, napi_default, NULL },
 		{ "spawn", NULL, js_spawn, NULL, NULL, NULL, napi_default, NULL },
+		{ "warmStats", NULL, js_warm_stats, NULL, NULL, NULL, napi_default, NULL },
+		{ "warmShutdown", NULL, js_warm_shutdown, NULL, NULL, NULL, napi_default, NULL },
 		{ "kill", NULL, js_kill, NULL, NULL, NULL, napi_default, NULL },
 		{ "killTree", NULL, js_kill_tree, NULL, NULL, NULL, napi_default, NULL },
 		{ "ref", NULL, js_ref, NULL, NULL, NULL, napi_default, NULL },
 		{ "pathsearch", NULL, js_pathsearch, NULL, NULL, NULL, napi_default, NULL },
+		{ "templateCacheMax", NULL, js_template_cache_max, NULL, NULL, NULL, napi_default, NULL },
 	};
-	napi_value retries;
 
 	if (napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props) != napi_ok)
 		return NULL;
-	/* lib/run.js's ESTALE policy, the library's own (spawnkit.h) */
-	napi_create_int32(env, SPAWNKIT_STALE_RETRIES, &retries);
-	napi_set_named_property(env, exports, "STALE_RETRIES", retries);
+	/* lib/run.js's ESTALE/EACCES policy, the library's own (spawnkit.h) */
+	napi_set_named_property(env, exports, "STALE_RETRIES",
+				num(env, SPAWNKIT_STALE_RETRIES));
+	napi_set_named_property(env, exports, "templateCacheIdleSec",
+				num(env, SPAWNKIT_TEMPLATE_CACHE_IDLE_SEC));
 	return exports;
 }
 

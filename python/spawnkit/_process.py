@@ -19,9 +19,10 @@ import threading
 from typing import (IO, Any, Dict, Iterable, List, Mapping, Optional, Sequence,
                     Set, Tuple, Union)
 
-from ._errors import StaleTemplateError, error_from_errno
+from ._errors import StaleTemplateError, error_from_errno, lost_status_error
 from ._ffi import ffi, lib
-from ._template import StrOrBytesPath, Template, _search_path, template_cache
+from ._cache import REMAKES, template_cache
+from ._template import StrOrBytesPath, Template, _search_path
 from ._tree import kill_tree as _kill_tree
 
 __all__ = ["PIPE", "STDOUT", "DEVNULL", "Process", "spawn"]
@@ -34,8 +35,6 @@ DEVNULL = subprocess.DEVNULL
 #: restore_signals=True does (Python itself ignores SIGPIPE and SIGXFSZ).
 RESTORED_SIGNALS = (signal.SIGPIPE, signal.SIGXFSZ)
 
-# ESTALE: the first attempt and SPAWNKIT_STALE_RETRIES more (spawnkit.h).
-_STALE_ATTEMPTS = 1 + lib.SPAWNKIT_STALE_RETRIES
 _DUP2 = lib.SPAWN_TEMPLATE_ACTION_DUP2
 _FCHDIR = lib.SPAWN_TEMPLATE_ACTION_FCHDIR
 _SIGMASK = lib.SPAWN_TEMPLATE_ACTION_SIGMASK
@@ -276,16 +275,22 @@ def _cleanup() -> None:
         return
     with _active_lock:
         for p in list(_active):
-            if p.poll() is not None:
-                _active.remove(p)
+            try:
+                if p.poll() is None:
+                    continue
+            except ChildProcessError:
+                pass                          # reaped by another waiter
+            _active.remove(p)
 
 
 class Process:
     """A started child: subprocess.Popen's interface, driven by a pidfd.
 
     pidfd stays open until the child is reaped (then it is None); wait() and
-    poll() reap through it (waitid(P_PIDFD)), so another thread's
-    waitpid(-1) cannot confuse pid reuse with this child.
+    poll() reap through it (spawnkit_pidfd_wait), so another thread's
+    waitpid(-1) cannot confuse pid reuse with this child; if such a waiter
+    takes the status and the kernel kept none on the pidfd, wait() and
+    poll() raise ChildProcessError instead of inventing one.
     """
 
     def __init__(self, args: Any, pid: int, pidfd: int,
@@ -295,6 +300,7 @@ class Process:
         self.pid = pid
         self.pidfd: Optional[int] = pidfd
         self.returncode: Optional[int] = None
+        self._lost: Optional[ChildProcessError] = None
         self._wait_lock = threading.Lock()
         self._pipe_inodes = [os.fstat(fd).st_ino for fd in fds[1:] if fd is not None]
         self._text_params: Optional[Tuple[str, str]] = None
@@ -316,26 +322,32 @@ class Process:
 
     # ---- status ----
 
-    def _set_status(self, si: os.waitid_result) -> None:
-        self.returncode = si.si_status if si.si_code == os.CLD_EXITED else -si.si_status
-        fd, self.pidfd = self.pidfd, None
-        if fd is not None:
-            os.close(fd)
-
     def _reap(self, block: bool) -> None:
+        if self._lost is not None:
+            raise self._lost
         if self.pidfd is None:
             return
-        try:
-            si = os.waitid(os.P_PIDFD, self.pidfd, os.WEXITED | (0 if block else os.WNOHANG))
-        except ChildProcessError:
-            # Reaped behind our back (SIGCHLD set to SIG_IGN, a stray
-            # waitpid(-1)): the status is lost; subprocess reports 0 too.
-            self.returncode = 0
+        st = ffi.new("int *")
+        while True:
+            # The library's wait: a child reaped behind our back (SIGCHLD
+            # set to SIG_IGN, a stray waitpid(-1)) still gives its status
+            # where the kernel keeps it on the pidfd (Linux 6.15).
+            rc = lib.spawnkit_pidfd_wait(self.pidfd, 0 if block else os.WNOHANG, st)
+            if rc != -errno.EINTR:     # else: run the handlers, wait again
+                break
+        if rc == 0:
+            return
+        if rc == -errno.ECHILD:
+            # Lost for good: an error, never subprocess's made-up 0.
+            self._lost = lost_status_error(self.pid)
             fd, self.pidfd = self.pidfd, None
             os.close(fd)
-            return
-        if si is not None:
-            self._set_status(si)
+            raise self._lost
+        if rc < 0:
+            raise error_from_errno(-rc)
+        self.returncode = os.waitstatus_to_exitcode(st[0])
+        fd, self.pidfd = self.pidfd, None
+        os.close(fd)
 
     def poll(self) -> Optional[int]:
         """The exit status if the child has ended (reaping it), else None."""
@@ -413,7 +425,10 @@ class Process:
                     f.close()
                 except BrokenPipeError:
                     pass
-        self.poll()
+        try:
+            self.poll()
+        except ChildProcessError:
+            pass          # a lost status is reported by wait(), not here
 
     def __enter__(self) -> "Process":
         return self
@@ -432,7 +447,11 @@ class Process:
     def __del__(self) -> None:
         if getattr(self, "pidfd", None) is None:
             return
-        if self.poll() is None:
+        try:
+            running = self.poll() is None
+        except ChildProcessError:
+            return                            # reaped by another waiter
+        if running:
             with _active_lock:
                 _active.append(self)      # keep it to reap later, as subprocess
 
@@ -460,8 +479,14 @@ def _spawn_raw(args: Argv, *, executable: Optional[StrOrBytesPath] = None,
                pass_fds: Sequence[int] = (), inherit_fds: bool = False,
                signal_mask: Optional[Iterable[int]] = None,
                default_signals: Iterable[int] = (), restore_signals: bool = True,
-               template: Optional[Template] = None) -> Tuple[int, int, List[Optional[int]]]:
-    """Start the child; returns (pid, pidfd, [stdin_w, stdout_r, stderr_r])."""
+               template: Optional[Template] = None,
+               warm: bool = False,
+               preload: Optional[Sequence[str]] = None) -> Tuple[int, int, List[Optional[int]]]:
+    """Start the child; returns (pid, pidfd, [stdin_w, stdout_r, stderr_r]).
+    warm=True: a Python call is forked from a warm interpreter when it fits
+    (spawnkit_warm_spawn, in the library); otherwise it starts cold below.
+    preload: modules the warm interpreter imports once (visible in the
+    tool's sys.modules; part of the interpreter's key)."""
     _cleanup()
     argv_b = _argv_bytes(args)
     setup, cwd_path = _build_setup(stdin, stdout, stderr, cwd, pass_fds, inherit_fds,
@@ -476,29 +501,45 @@ def _spawn_raw(args: Argv, *, executable: Optional[StrOrBytesPath] = None,
         flags = lib.SPAWNKIT_SPAWN_INHERIT_FDS if inherit_fds or setup.inherit else 0
         pidfd_p = ffi.new("int *", -1)
         program = os.fsencode(executable) if executable is not None else argv_b[0]
-        if template is not None:
-            tmpl, path = template, None
-        else:
+        path: Optional[bytes] = None
+        if template is None:
             try:
                 path = _resolve(program, env, cwd_path)
-                tmpl = template_cache.get(path)
             except OSError as e:
                 # Name the program as the caller wrote it, as subprocess does.
                 raise error_from_errno(e.errno or 0, os.fsdecode(program)) from None
-        for _ in range(_STALE_ATTEMPTS):
-            ptr = tmpl._acquire()
+        if warm and path is not None:
+            pid_p = ffi.new("pid_t *", -1)
+            pre = ",".join(preload).encode() if preload else ffi.NULL
+            if lib.spawnkit_warm_spawn(path, argv_p, envp, actions, len(acts), flags,
+                                       pre, pid_p, pidfd_p) == 0:
+                setup.close_child_side()
+                return pid_p[0], pidfd_p[0], setup.parent_fds
+        # The cache policy (spawnkit_template_cache_max(3)): a cached
+        # template that fails with ESTALE (file replaced) or EACCES
+        # (credentials changed since it was made) is remade from its path,
+        # at most REMAKES times; an explicit template reports the error.
+        tmpl: Optional[Template] = template
+        for attempt in range(REMAKES + 1):
+            if path is None:
+                assert tmpl is not None
+                ptr = tmpl._acquire()
+            else:
+                try:
+                    tmpl, ptr = template_cache.acquire(path, tmpl if attempt else None)
+                except OSError as e:
+                    raise error_from_errno(e.errno or 0, os.fsdecode(program)) from None
             try:
                 pid = lib.spawnkit_spawn(ptr, argv_p, envp, actions, len(acts),
                                          flags, pidfd_p)
             finally:
+                assert tmpl is not None
                 tmpl._release()
             if pid >= 0:
                 break
-            if -pid != errno.ESTALE or path is None:
+            if (-pid not in (errno.ESTALE, errno.EACCES) or path is None
+                    or attempt == REMAKES):
                 raise error_from_errno(-pid, os.fsdecode(program))
-            tmpl = template_cache.replace_stale(path, tmpl)
-        else:
-            raise StaleTemplateError(os.fsdecode(program))
     except BaseException:
         setup.close_all()
         raise
@@ -515,7 +556,8 @@ def spawn(args: Argv, *, executable: Optional[StrOrBytesPath] = None,
           default_signals: Iterable[int] = (), restore_signals: bool = True,
           text: bool = False, encoding: Optional[str] = None,
           errors: Optional[str] = None,
-          template: Optional[Template] = None) -> Process:
+          template: Optional[Template] = None, warm: bool = False,
+          preload: Optional[Sequence[str]] = None) -> Process:
     """Start `args` (argv list; args[0] is resolved over PATH unless it has
     a "/", or `executable` names the program) and return its Process.
 
@@ -530,13 +572,19 @@ def spawn(args: Argv, *, executable: Optional[StrOrBytesPath] = None,
         SIGPIPE and SIGXFSZ, which Python ignores, as subprocess does.
     template: spawn from this Template instead of the process-wide cache
         (ESTALE is then raised as StaleTemplateError, not handled).
+    warm: start a Python call (`python [flags] script|-c|-m ...`) from a
+        warm interpreter when it fits; anything else runs cold, with the
+        reason counted in warm_stats().  preload: modules the warm
+        interpreter imports once (then in the tool's sys.modules: opt-in).
+        See docs/warm.md.
     There is no start_new_session: see Process.kill_tree().
     """
     pid, pidfd, fds = _spawn_raw(args, executable=executable, stdin=stdin,
                                  stdout=stdout, stderr=stderr, cwd=cwd, env=env,
                                  pass_fds=pass_fds, inherit_fds=inherit_fds,
                                  signal_mask=signal_mask, default_signals=default_signals,
-                                 restore_signals=restore_signals, template=template)
+                                 restore_signals=restore_signals, template=template,
+                                 warm=warm, preload=preload)
     try:
         return Process(args, pid, pidfd, fds, text=bool(text or encoding or errors),
                        encoding=encoding, errors=errors)

@@ -125,7 +125,8 @@ TEST_F(dirs, errors_and_output_length)
 	snprintf(path, sizeof(path), "%s/d1:%s/d2:%s/d3:%s/d4:%s/d5", top, top, top, top, top);
 	CHECK_ERR(spawnkit_pathsearch("nothing", path, out, sizeof(out)), ENOENT);
 	CHECK_ERR(spawnkit_pathsearch("noexec", path, out, sizeof(out)), EACCES);
-	CHECK_ERR(spawnkit_pathsearch("dir", path, out, sizeof(out)), ENOENT);
+	/* a directory of that name: execvp's EACCES (issue 12, #4) */
+	CHECK_ERR(spawnkit_pathsearch("dir", path, out, sizeof(out)), EACCES);
 	CHECK_ERR(spawnkit_pathsearch("", path, out, sizeof(out)), EINVAL);
 	CHECK_ERR(spawnkit_pathsearch(NULL, path, out, sizeof(out)), EINVAL);
 	CHECK_ERR(spawnkit_pathsearch("cmd", path, NULL, 10), EINVAL);
@@ -133,7 +134,7 @@ TEST_F(dirs, errors_and_output_length)
 	CHECK_ERR(spawnkit_pathsearch("cmd", path, out, ret), ENAMETOOLONG);
 	CHECK_EQ(spawnkit_pathsearch("cmd", path, out, ret + 1), ret);
 	snprintf(out, sizeof(out), "%s/d3/cmd", top);
-	CHECK_ERR(spawnkit_pathsearch(out, NULL, out, sizeof(out)), ENOENT);
+	CHECK_ERR(spawnkit_pathsearch(out, NULL, out, sizeof(out)), EACCES);
 	snprintf(out, sizeof(out), "%s/d2/cmd", top);
 	CHECK_ERR(spawnkit_pathsearch(out, NULL, out, sizeof(out)), EACCES);
 }
