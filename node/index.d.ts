@@ -140,6 +140,18 @@ export class AbortError extends Error {
 }
 export const nativePathSearch: boolean;
 
+/** What spawnkit/register did since it was loaded (docs/node-register.md). */
+export interface RegisterStats {
+  /** starts made through spawnkit (including those that failed like stock: ENOENT, ...) */
+  routed: number;
+  /** starts handed to stock child_process */
+  fallback: number;
+  /** fallbacks by reason: 'ipc', 'detached', 'uid', 'gid', 'ENOEXEC', 'stdio-handle', ... */
+  reasons: Record<string, number>;
+}
+/** A copy of the counters; all zero unless spawnkit/register is loaded. */
+export function registerStats(): RegisterStats;
+
 export interface WarmStats {
   warmSpawns: number;
   coldFallbacks: number;

@@ -7,6 +7,7 @@ const {
   warmStats, warmShutdown,
 } = require('./lib/run');
 const { AbortError } = require('./lib/errors');
+const { registerStats } = require('./lib/register/stats');
 
 module.exports = {
   Template,
@@ -20,6 +21,8 @@ module.exports = {
   warmStats,
   warmShutdown,
   AbortError,
+  // Starts routed through spawnkit / handed to stock by spawnkit/register.
+  registerStats,
   // The addon resolves commands with the C library's PATH search (always,
   // since libspawnkit always has it; kept as part of the API).
   nativePathSearch: true,

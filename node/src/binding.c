@@ -29,6 +29,7 @@
 #include <spawnkit/spawnkit.h>
 #include <spawnkit/warm.h>
 
+#include "binding_util.h"
 #include "child_watch.h"
 #include "kill_tree.h"
 #include "stdio_plan.h"
@@ -40,7 +41,7 @@
 
 #define CHECK(call) do { if ((call) != napi_ok) goto napi_fail; } while (0)
 
-static napi_value num(napi_env env, double v)
+napi_value num(napi_env env, double v)
 {
 	napi_value r;
 
@@ -57,7 +58,7 @@ static napi_value undef(napi_env env)
 }
 
 /* A JS string as a malloc'd C string; NULL on error (exception pending). */
-static char *dup_string(napi_env env, napi_value v)
+char *dup_string(napi_env env, napi_value v)
 {
 	size_t len;
 	char *s;
@@ -74,7 +75,7 @@ static char *dup_string(napi_env env, napi_value v)
 }
 
 /* A JS array of strings as a NULL-terminated vector in one allocation. */
-static char **dup_string_array(napi_env env, napi_value arr)
+char **dup_string_array(napi_env env, napi_value arr)
 {
 	uint32_t n, i;
 	size_t total = 0, len, off;
@@ -111,12 +112,6 @@ static void template_finalize(napi_env env, void *data, void *hint)
 	spawnkit_template_destroy(data);
 }
 
-/* Templates live in an External whose data is cleared on explicit destroy,
- * so the finalizer and destroy never both free one template. */
-struct template_box {
-	struct spawnkit_template *t;
-};
-
 static void box_finalize(napi_env env, void *data, void *hint)
 {
 	struct template_box *b = data;
@@ -125,7 +120,7 @@ static void box_finalize(napi_env env, void *data, void *hint)
 	free(b);
 }
 
-static struct template_box *get_box(napi_env env, napi_value v)
+struct template_box *get_box(napi_env env, napi_value v)
 {
 	void *p = NULL;
 
@@ -205,7 +200,7 @@ napi_fail:
 	return NULL;
 }
 
-static void child_finalize(napi_env env, void *data, void *hint)
+void child_finalize(napi_env env, void *data, void *hint)
 {
 	child_watch_release(data);
 }
@@ -462,6 +457,8 @@ static napi_value init(napi_env env, napi_value exports)
 	};
 
 	if (napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props) != napi_ok)
+		return NULL;
+	if (compat_binding_init(env, exports) != napi_ok)
 		return NULL;
 	/* lib/run.js's ESTALE/EACCES policy, the library's own (spawnkit.h) */
 	napi_set_named_property(env, exports, "STALE_RETRIES",
