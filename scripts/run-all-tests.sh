@@ -26,6 +26,8 @@ suite exports make -s test-exports
 suite python make -s test-python
 suite node make -s test-node
 suite warm make -s test-warm
+# Smoke-sized stress and fault suite (the full one: make test-stress).
+suite stress make -s test-stress-smoke
 if [ "$mode" = all ]; then
 	suite kernel make -s test-kernel
 fi
