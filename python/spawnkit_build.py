@@ -54,7 +54,8 @@ sys.path.insert(0, HERE)
 from cdefgen import cdef_of_headers  # noqa: E402
 
 PUBLIC_HEADERS = [os.path.join(INCLUDE_DIR, "spawnkit", h) for h in
-                  ("spawn_template.h", "spawnkit.h", "batch_abi.h", "batch.h", "warm.h")]
+                  ("spawn_template.h", "spawnkit.h", "batch_abi.h", "batch.h", "warm.h",
+                   "run.h")]
 RUN_IO_H = os.path.join(HERE, "src", "run_io.h")
 CDEF = cdef_of_headers(PUBLIC_HEADERS + [RUN_IO_H])
 
@@ -64,6 +65,7 @@ SOURCE = r"""
 #include <spawnkit/spawnkit.h>
 #include <spawnkit/batch.h>
 #include <spawnkit/warm.h>
+#include <spawnkit/run.h>
 #include "run_io.h"
 """
 

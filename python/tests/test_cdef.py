@@ -15,7 +15,8 @@ from spawnkit._ffi import lib
 ROOT = os.path.abspath(os.environ.get("SPAWNKIT_ROOT")
                        or os.path.join(os.path.dirname(__file__), "..", ".."))
 HEADERS = [os.path.join(ROOT, "include", "spawnkit", h) for h in
-           ("spawn_template.h", "spawnkit.h", "batch_abi.h", "batch.h", "warm.h")]
+           ("spawn_template.h", "spawnkit.h", "batch_abi.h", "batch.h", "warm.h",
+            "run.h")]
 SHARED = os.path.join(ROOT, "build", "libspawnkit.so")
 
 

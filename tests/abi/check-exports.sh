@@ -7,7 +7,7 @@
 #   - the dynamic symbols BUILD_DIR/libspawnkit.so defines (nm -D),
 #   - the global: list of src/libspawnkit.map,
 #   - the functions with external linkage that include/spawnkit/spawnkit.h,
-#     batch.h and warm.h declare (scripts/public-functions.sh --extern),
+#     batch.h, warm.h and run.h declare (scripts/public-functions.sh --extern),
 #   - and each of them has a page man/man3/<name>.3 (as do the headers'
 #     static inline helpers: tests/man/check-man.sh checks those).
 # Prints one line a mismatch and "N passed, N failed".
@@ -29,7 +29,8 @@ nm -D --defined-only "$so" | awk '$2 == "T" || $2 == "W" { sub(/@.*/, "", $3); p
 sed -n '/global:/,/local:/p' "$top/src/libspawnkit.map" |
 	sed -n 's/^[ 	]*\([A-Za-z_][A-Za-z0-9_]*\);.*/\1/p' | sort -u > "$tmp/map"
 "$top/scripts/public-functions.sh" --extern "$top/include/spawnkit/spawnkit.h" \
-	"$top/include/spawnkit/batch.h" "$top/include/spawnkit/warm.h" > "$tmp/hdr"
+	"$top/include/spawnkit/batch.h" "$top/include/spawnkit/warm.h" \
+	"$top/include/spawnkit/run.h" > "$tmp/hdr"
 
 same() {	# same NAME_A FILE_A NAME_B FILE_B
 	if [ ! -s "$2" ]; then

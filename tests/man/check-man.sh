@@ -15,7 +15,7 @@
 #
 # Usage: tests/man/check-man.sh [mandir]   (default: man/ of the repository)
 #   MAN_HEADERS  headers under include/spawnkit whose functions must all have
-#                pages (default: spawnkit.h batch.h warm.h)
+#                pages (default: spawnkit.h batch.h warm.h run.h)
 set -u
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -66,7 +66,7 @@ done
 # declarations come from scripts/public-functions.sh, which parses the header
 # as the compiler sees it (a declaration may span lines, as
 # "struct batch_entry *\nspawnkit_batch_jump(...)" does).
-for h in ${MAN_HEADERS:-spawnkit.h batch.h warm.h}; do
+for h in ${MAN_HEADERS:-spawnkit.h batch.h warm.h run.h}; do
 	hdr=$top/include/spawnkit/$h
 	if [ ! -f "$hdr" ] || ! fns=$("$top/scripts/public-functions.sh" "$hdr") ||
 	   [ -z "$fns" ]; then
