@@ -48,8 +48,8 @@ TOOL_BINS := $(TOOL_SRCS:tools/%.c=$(B)/bin/%)
 EX_SRCS   := $(sort $(wildcard examples/*.c))
 EX_BINS   := $(EX_SRCS:%.c=$(B)/%)
 
-.PHONY: all lib test test-user test-c test-fuzz test-python test-node test-kernel \
-	test-stress test-stress-smoke stress-bins test-asan test-warm \
+.PHONY: all lib test test-user test-c test-exports test-fuzz test-python test-node \
+	test-kernel test-stress test-stress-smoke stress-bins test-asan test-warm \
 	bench bench-spawn bench-batch bench-node bench-kernel bench-warm kernel \
 	deps install clean
 
@@ -76,9 +76,11 @@ $(B)/libspawnkit.so: $(LIB_OBJS) src/libspawnkit.map
 	$(CC) -shared -Wl,-soname,libspawnkit.so.0 -Wl,--version-script=src/libspawnkit.map \
 		-o $@ $(LIB_OBJS) $(LIBS)
 
-$(B)/spawnkit.pc: src/spawnkit.pc.in
+# Libs.private: what the static archive needs, -luring only when built in.
+$(B)/spawnkit.pc: src/spawnkit.pc.in Makefile
 	@mkdir -p $(B)
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' \
+		-e 's|@LIBS_PRIVATE@|$(LIBS)|g' $< > $@
 
 # Tests, tools and examples link the static library so the same binaries run
 # on the host and (built with STATIC=1) inside the QEMU guest.
@@ -114,6 +116,11 @@ test-user: deps
 
 test-c: lib test-bins
 	./tests/run-tests.sh $(B)
+
+# libspawnkit.so exports exactly src/libspawnkit.map, the headers' API, each
+# function with a man page.
+test-exports: lib
+	./tests/abi/check-exports.sh $(B)
 
 test-fuzz: lib
 	$(MAKE) -C tests/fuzz B=$(abspath $(B)) run
@@ -158,7 +165,7 @@ test-asan:
 # the configured python3 and Debian's /usr/bin/python3 (tests/warm/).
 # WARM_PY runs the suite (spawnkit is installed for it, e.g. a venv's python);
 # WARM_TARGETS are the interpreters under test.
-WARM_PY ?= $(shell ./scripts/find-python.sh)
+WARM_PY ?= $(shell ./scripts/venv.sh)
 WARM_TARGETS ?= $(shell ./scripts/find-python.sh) /usr/bin/python3
 test-warm: lib
 	$(MAKE) -C python install PY=$(WARM_PY)

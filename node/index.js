@@ -1,6 +1,5 @@
 'use strict';
 // spawnkit for Node.js: spawn templates with a child_process-like API.
-const native = require('./lib/native');
 const { Template } = require('./lib/template');
 const { SpawnkitChild } = require('./lib/child');
 const {
@@ -24,6 +23,7 @@ module.exports = {
   AbortError,
   // Starts routed through spawnkit / handed to stock by spawnkit/register.
   registerStats,
-  // Whether the addon resolves commands with the C library's PATH search.
-  nativePathSearch: native.pathsearchNative,
+  // The addon resolves commands with the C library's PATH search (always,
+  // since libspawnkit always has it; kept as part of the API).
+  nativePathSearch: true,
 };

@@ -4,7 +4,7 @@
 # Every machine starts bare, so `make test` and `make bench` call this first.
 # Each component lists its needs in scripts/deps/<component>.apt (Debian
 # packages) and scripts/deps/<component>.pip (PyPI requirement lines for the
-# real interpreter behind python3, never the pyenv shim itself).  Nothing is
+# project's virtual environment, build/venv: see scripts/venv.sh).  Nothing is
 # installed that is already there, so a second run costs a few dpkg queries.
 set -eu
 cd "$(dirname "$0")/deps"
@@ -25,10 +25,16 @@ if [ -n "$missing" ]; then
 	apt-get install -y -qq --no-install-recommends $missing >/dev/null
 fi
 
-# pip for the real interpreter (see find-python.sh); requirements that are
-# already satisfied make no network request.
-PY=$(../find-python.sh)
+# pip into the project's virtual environment (build/venv, see venv.sh),
+# never into the system interpreter; requirements that are already
+# satisfied make no network request.
+pips=
 for c in $comps; do
-	[ -f "$c.pip" ] || continue
-	PIP_ROOT_USER_ACTION=ignore PIP_BREAK_SYSTEM_PACKAGES=1 $PY -m pip install -q --disable-pip-version-check -r "$c.pip"
+	[ -f "$c.pip" ] && pips="$pips $c.pip"
 done
+if [ -n "$pips" ]; then
+	PY=$(../venv.sh)
+	for f in $pips; do
+		$PY -m pip install -q --disable-pip-version-check -r "$f"
+	done
+fi

@@ -1,10 +1,9 @@
 'use strict';
 // Command name -> absolute path, as execvp in the child would find it, but
 // in the parent: a template is made from an absolute path.  The C library's
-// spawnkit_pathsearch_cwd does the search when the addon was built with it
-// (relative PATH entries under the child's cwd; a directory of that name is
-// EACCES, as execvp says); searchInJs has the same rules for an addon
-// without it.
+// spawnkit_pathsearch_cwd does the search (relative PATH entries under the
+// child's cwd; a directory of that name is EACCES, as execvp says);
+// searchInJs has the same rules, for a PATH holding a NUL.
 const fs = require('node:fs');
 const path = require('node:path');
 const native = require('./native');
@@ -44,7 +43,7 @@ function resolveCommand(file, args, env, cwd) {
   if (file === '') throw spawnError(-2, file, args);
   const pathEnv = env && env.PATH !== undefined ? String(env.PATH) : DEFAULT_PATH;
   let found;
-  if (native.pathsearchNative && !pathEnv.includes('\u0000')) {
+  if (!pathEnv.includes('\u0000')) {
     found = native.pathsearch(file, pathEnv, base);
     if (typeof found === 'string') found = path.resolve(base, found);
   } else {

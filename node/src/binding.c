@@ -15,7 +15,7 @@
  *   kill(child, sig)                          -> 0 | -errno
  *   killTree(child, sig, inodes[])            -> count | -errno
  *   ref(child, bool)
- *   pathsearch(name, PATH, cwd|null)          -> string | -errno  (when available)
+ *   pathsearch(name, PATH, cwd|null)          -> string | -errno
  *   templateCacheMax()                        -> number (the cache policy's bound)
  *   STALE_RETRIES, templateCacheIdleSec       the policy's constants
  */
@@ -33,7 +33,7 @@
 #include "child_watch.h"
 #include "kill_tree.h"
 #include "stdio_plan.h"
-#include "pathsearch_shim.h"
+#include <spawnkit/batch.h>
 #include "pidfd.h"
 
 /* js spawn flag: try a warm start first (not a library flag) */
@@ -420,7 +420,7 @@ static napi_value js_pathsearch(napi_env env, napi_callback_info info)
 	if (ok && cwd_type == napi_string)
 		ok = (cwd = dup_string(env, argv[2])) != NULL;
 	if (ok) {
-		r = pathsearch_shim(name, path, cwd, buf, sizeof(buf));
+		r = spawnkit_pathsearch_cwd(name, path, cwd, buf, sizeof(buf));
 		if (r < 0)
 			out = num(env, r);
 		else
@@ -455,14 +455,11 @@ static napi_value init(napi_env env, napi_value exports)
 		{ "pathsearch", NULL, js_pathsearch, NULL, NULL, NULL, napi_default, NULL },
 		{ "templateCacheMax", NULL, js_template_cache_max, NULL, NULL, NULL, napi_default, NULL },
 	};
-	napi_value has;
 
 	if (napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props) != napi_ok)
 		return NULL;
 	if (compat_binding_init(env, exports) != napi_ok)
 		return NULL;
-	napi_get_boolean(env, PATHSEARCH_NATIVE, &has);
-	napi_set_named_property(env, exports, "pathsearchNative", has);
 	/* lib/run.js's ESTALE/EACCES policy, the library's own (spawnkit.h) */
 	napi_set_named_property(env, exports, "STALE_RETRIES",
 				num(env, SPAWNKIT_STALE_RETRIES));

@@ -33,9 +33,7 @@ test('native and JavaScript PATH search agree', (t) => {
     assert.equal(searchInJs(name, PATH, '/'), want, `js ${name}`);
     // 'dironly' included: a directory of that name is EACCES in the
     // library too, as execvp says (issue 12, #4).
-    if (native.pathsearchNative) {
-      assert.equal(native.pathsearch(name, PATH), want, `native ${name}`);
-    }
+    assert.equal(native.pathsearch(name, PATH), want, `native ${name}`);
     assert.equal(resolvedOrErrno(name, PATH), want, `resolveCommand ${name}`);
   }
   assert.equal(searchInJs('sh', PATH, '/'), '/usr/bin/sh');
@@ -60,10 +58,8 @@ test('relative PATH entries are under the child cwd, in the library too', (t) =>
   for (const PATH of ['bin', './bin', '/nonexistent:bin']) {
     const want = path.join(dir, 'child', 'bin', 'tool');
     assert.equal(resolveCommand('tool', [], { PATH }, path.join(dir, 'child')), want, PATH);
-    if (native.pathsearchNative) {
-      const got = native.pathsearch('tool', PATH, path.join(dir, 'child'));
-      assert.equal(path.resolve(got), want, `native ${PATH}`);
-      assert.equal(native.pathsearch('tool', PATH, dir), -2, `native ${PATH} elsewhere`);
-    }
+    const got = native.pathsearch('tool', PATH, path.join(dir, 'child'));
+    assert.equal(path.resolve(got), want, `native ${PATH}`);
+    assert.equal(native.pathsearch('tool', PATH, dir), -2, `native ${PATH} elsewhere`);
   }
 });

@@ -1,6 +1,6 @@
 """subprocess.run with and without spawnkit.patch_subprocess(), interleaved.
 
-    $(scripts/find-python.sh) python/bench/compat_run.py [--calls 200] [--reps 5]
+    $(scripts/venv.sh) python/bench/compat_run.py [--calls 200] [--reps 5]
         [--heap-mib 0] [--argv /bin/echo hello]
 
 The drop-in changes nothing in the caller's code, so this times exactly the
@@ -24,12 +24,13 @@ import statistics
 import subprocess
 import sys
 import time
+from typing import Dict, List, Sequence, Tuple
 
 import spawnkit
 import spawnkit.compat as compat
 
 
-def one_batch(argv, expect, calls):
+def one_batch(argv: Sequence[str], expect: bytes, calls: int) -> Tuple[float, float]:
     t0, c0 = time.perf_counter(), time.process_time()
     for _ in range(calls):
         r = subprocess.run(argv, capture_output=True)
@@ -40,7 +41,7 @@ def one_batch(argv, expect, calls):
     return wall / calls, cpu / calls
 
 
-def main():
+def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--calls", type=int, default=200)
     ap.add_argument("--reps", type=int, default=5)
@@ -52,7 +53,7 @@ def main():
         ballast[i] = 1                      # touch every page
     expect = subprocess.run(o.argv, capture_output=True, check=True).stdout
 
-    res = {"stock": [], "patched": []}
+    res: Dict[str, List[Tuple[float, float]]] = {"stock": [], "patched": []}
     for rep in range(o.reps):
         order = ["stock", "patched"] if rep % 2 == 0 else ["patched", "stock"]
         for side in order:

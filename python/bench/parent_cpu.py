@@ -18,6 +18,7 @@ import statistics
 import subprocess
 import sys
 import time
+from typing import Awaitable, Callable, Dict, List, Tuple
 
 import spawnkit
 from spawnkit import aio
@@ -60,7 +61,7 @@ async def _aio_one(i: int) -> None:
 INFLIGHT = 16
 
 
-def _gather(one, n: int) -> None:
+def _gather(one: Callable[[int], Awaitable[None]], n: int) -> None:
     async def main() -> None:
         sem = asyncio.Semaphore(INFLIGHT or n)
 
@@ -90,7 +91,7 @@ def main() -> None:
     ap.add_argument("--inflight", type=int, default=INFLIGHT)
     a = ap.parse_args()
     INFLIGHT = a.inflight
-    res = {m.__name__: ([], []) for m in METHODS}
+    res: Dict[str, Tuple[List[float], List[float]]] = {m.__name__: ([], []) for m in METHODS}
     for _ in range(a.reps):
         for m in METHODS:
             c0, t0 = cpu(), time.perf_counter()

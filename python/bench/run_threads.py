@@ -1,6 +1,6 @@
 """Caller-side cost of run() from a thread pool: spawnkit vs subprocess.
 
-    $(scripts/find-python.sh) python/bench/run_threads.py [--calls 2000] [--reps 3] [--threads 1,16]
+    $(scripts/venv.sh) python/bench/run_threads.py [--calls 2000] [--reps 3] [--threads 1,16]
 
 The agent-tools benchmark calls spawnkit.run() from up to 16 threads per
 worker process; there the GIL hand-offs of a Python-level I/O loop cost CPU.
@@ -23,6 +23,7 @@ import subprocess
 import sys
 import threading
 import time
+from typing import Callable, Dict, List, Tuple
 
 import spawnkit
 
@@ -48,7 +49,8 @@ def self_cpu() -> float:
     return t.user + t.system            # children_user/children_system excluded
 
 
-def measure(call, calls: int, nthreads: int):
+def measure(call: Callable[[], bool], calls: int,
+            nthreads: int) -> Tuple[float, float, int]:
     """(wall s, own CPU s, failed calls) for `calls` calls on `nthreads` threads."""
     per = [calls // nthreads + (1 if i < calls % nthreads else 0) for i in range(nthreads)]
     failed = [0] * nthreads
@@ -89,7 +91,8 @@ def main() -> None:
         for _ in range(20):
             assert call(), "warm-up call failed"
     load0 = os.getloadavg()
-    res = {(t, m): ([], []) for t in counts for m in METHODS}
+    res: Dict[Tuple[int, str], Tuple[List[float], List[float]]] = {
+        (t, m): ([], []) for t in counts for m in METHODS}
     failures = 0
     for rep in range(a.reps):
         names = list(METHODS) if rep % 2 == 0 else list(reversed(METHODS))

@@ -1,8 +1,10 @@
 """Exceptions, and turning the library's -errno returns into them.
 
-libspawnkit returns -errno and never touches errno; here that number becomes
-the OSError subclass Python itself would raise for it (OSError(ENOENT, ...)
-is a FileNotFoundError), so callers catch the same types as with subprocess.
+libspawnkit reports a failure as a -errno return value, not through errno;
+here that number becomes the OSError subclass Python itself picks for it
+(OSError(ENOENT, ...) is a FileNotFoundError), so callers catch the same
+types as with subprocess.  The one exception is ESTALE, which becomes
+StaleTemplateError (an OSError with errno ESTALE all the same).
 """
 from __future__ import annotations
 

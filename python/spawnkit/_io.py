@@ -78,7 +78,7 @@ class RunIO:
                 break
         if rc < 0:
             raise _error(rc)
-        return rc
+        return int(rc)
 
     def watch_child(self, pidfd: int) -> None:
         """Let pump() reap the child as soon as it returns after the child
@@ -121,7 +121,7 @@ def wait_pidfd(pidfd: int, deadline: int = NONE, pid: int = 0) -> Optional[int]:
         if rc != _INTR:
             break
     if rc == EOF:
-        return status[0]
+        return int(status[0])
     if rc == DEADLINE:
         return None
     if rc == -errno.ECHILD:

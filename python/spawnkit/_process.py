@@ -16,8 +16,8 @@ import select
 import signal
 import subprocess
 import threading
-from typing import (IO, Any, Iterable, List, Mapping, Optional, Sequence,
-                    Tuple, Union)
+from typing import (IO, Any, Dict, Iterable, List, Mapping, Optional, Sequence,
+                    Set, Tuple, Union)
 
 from ._errors import StaleTemplateError, error_from_errno, lost_status_error
 from ._ffi import ffi, lib
@@ -65,7 +65,7 @@ def _devnull() -> int:
     return _devnull_fd
 
 
-_sigsets: dict = {}        # mask -> (address, keepalive); entries never change
+_sigsets: Dict[int, Any] = {}  # mask -> (address, keepalive); entries never change
 _sigsets_lock = threading.Lock()
 
 
@@ -176,7 +176,7 @@ class _Setup:
                 self.parent_fds[i] = None
 
 
-def _stdio(setup: _Setup, spec: Any, target: int, overwritten: set) -> None:
+def _stdio(setup: _Setup, spec: Any, target: int, overwritten: Set[int]) -> None:
     if spec is None:
         return
     if spec == PIPE:
@@ -219,7 +219,7 @@ def _build_setup(stdin: Any, stdout: Any, stderr: Any, cwd: Any,
     setup = _Setup()
     cwd_path: Optional[bytes] = None
     try:
-        overwritten: set = set()
+        overwritten: Set[int] = set()
         for spec, target in ((stdin, 0), (stdout, 1), (stderr, 2)):
             _stdio(setup, spec, target, overwritten)
         passed = []
@@ -316,7 +316,7 @@ class Process:
                 continue
             f: IO[Any] = io.open(fd, "wb" if i == 0 else "rb")
             if text:
-                f = io.TextIOWrapper(f, encoding=encoding, errors=errors,  # type: ignore[arg-type]
+                f = io.TextIOWrapper(f, encoding=encoding, errors=errors,
                                      write_through=(i == 0))
             setattr(self, ("stdin", "stdout", "stderr")[i], f)
 

@@ -31,7 +31,7 @@ __all__ = ["CompletedProcess", "run", "KILL_GRACE"]
 KILL_GRACE = 1.0
 
 
-class CompletedProcess(subprocess.CompletedProcess):
+class CompletedProcess(subprocess.CompletedProcess[Any]):
     """subprocess.CompletedProcess plus how much output_limit dropped."""
 
     def __init__(self, args: Any, returncode: int, stdout: Any = None,
@@ -110,7 +110,7 @@ def _result(args: Any, why: str, returncode: int,
             timeout: Optional[float], no_output_timeout: Optional[float]) -> CompletedProcess:
     """run()'s and aio.run()'s result from (kept bytes, dropped) per output
     stream (None: not captured), or their TimeoutExpired/CalledProcessError."""
-    outs: list = [None, None]
+    outs: List[Any] = [None, None]
     drops = [0, 0]
     for i, k in enumerate(kept):
         if k is not None:

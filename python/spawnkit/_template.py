@@ -12,16 +12,17 @@ import errno
 import os
 import stat
 import threading
-from typing import Any, Optional, Union
+from typing import TYPE_CHECKING, Any, Optional, Union
 
 from ._errors import error_from_errno
 from ._ffi import ffi, lib
 
+if TYPE_CHECKING:                     # _process imports this module
+    from ._process import Argv, Process
+
 __all__ = ["Template", "which", "backend", "kernel_has_spawn_template"]
 
 StrOrBytesPath = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
-
-_HAVE_PATHSEARCH = hasattr(lib, "spawnkit_pathsearch_cwd")
 
 
 def backend() -> str:
@@ -33,12 +34,12 @@ def backend() -> str:
     rc = lib.spawnkit_backend()
     if rc < 0:
         raise error_from_errno(-rc)
-    return ffi.string(lib.spawnkit_backend_name(rc)).decode()
+    return str(ffi.string(lib.spawnkit_backend_name(rc)).decode())
 
 
 def kernel_has_spawn_template() -> bool:
     """True if the running kernel advertises the spawn-template system calls."""
-    return lib.spawnkit_kernel_has_spawn_template() == 1
+    return bool(lib.spawnkit_kernel_has_spawn_template() == 1)
 
 
 def _search_path(name: bytes, path_env: Optional[bytes], cwd: Optional[bytes]) -> bytes:
@@ -56,11 +57,11 @@ def _search_path(name: bytes, path_env: Optional[bytes], cwd: Optional[bytes]) -
         raise error_from_errno(errno.EACCES, "")
     if path_env is None:
         path_env = os.fsencode(os.defpath)
-    if _HAVE_PATHSEARCH and b"\0" not in path_env and b"\0" not in (cwd or b""):
+    if b"\0" not in path_env and b"\0" not in (cwd or b""):
         out = ffi.new("char[]", 4096)
         rc = lib.spawnkit_pathsearch_cwd(name, path_env, cwd or ffi.NULL, out, 4096)
         if rc >= 0:
-            return os.path.abspath(ffi.string(out))
+            return os.path.abspath(bytes(ffi.string(out)))
         raise error_from_errno(-rc, os.fsdecode(name))
     denied = False
     for d in path_env.split(b":"):
@@ -142,7 +143,7 @@ class Template:
         """The kernel template fd (kernel backend) or the pinned exec fd (user)."""
         ptr = self._acquire()
         try:
-            return lib.spawnkit_template_fd(ptr)
+            return int(lib.spawnkit_template_fd(ptr))
         finally:
             self._release()
 
@@ -150,8 +151,8 @@ class Template:
     def backend(self) -> str:
         ptr = self._acquire()
         try:
-            return ffi.string(lib.spawnkit_backend_name(
-                lib.spawnkit_template_backend(ptr))).decode()
+            return str(ffi.string(lib.spawnkit_backend_name(
+                lib.spawnkit_template_backend(ptr))).decode())
         finally:
             self._release()
 
@@ -159,7 +160,7 @@ class Template:
     def closed(self) -> bool:
         return self._closing or self._ptr is None
 
-    def spawn(self, args, **kwargs):  # type: ignore[no-untyped-def]
+    def spawn(self, args: "Argv", **kwargs: Any) -> "Process":
         """Start a child from this template; see spawnkit.spawn() for options.
 
         Raises StaleTemplateError if the executable was replaced: make a new

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import os
 import signal
-from typing import Dict, Iterable, Optional, Set, Tuple
+from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 __all__ = ["kill_tree"]
 
@@ -73,7 +73,7 @@ def _all_stats() -> Dict[int, _Stat]:
 
 
 def _descendants(roots: Set[int], stats: Dict[int, _Stat]) -> Set[int]:
-    children: Dict[int, list] = {}
+    children: Dict[int, List[int]] = {}
     for pid, (ppid, _, _) in stats.items():
         children.setdefault(ppid, []).append(pid)
     seen: Set[int] = set()

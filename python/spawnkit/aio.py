@@ -38,7 +38,7 @@ class _Pump(PumpCore):
         super().__init__(stdin_fd, data, captures)
         self.loop = loop
         self.last_output = loop.time()
-        self.waiter: Optional[asyncio.Future] = None
+        self.waiter: Optional[asyncio.Future[str]] = None
         for fd in captures:
             os.set_blocking(fd, False)
             loop.add_reader(fd, self._on_read, fd)
@@ -104,7 +104,7 @@ async def _exited(loop: asyncio.AbstractEventLoop, proc: _SyncProcess,
     fd = proc.pidfd
     if fd is None or proc._exited(0):
         return True
-    fut: asyncio.Future = loop.create_future()
+    fut: asyncio.Future[bool] = loop.create_future()
 
     def settle(value: bool) -> None:
         if not fut.done():

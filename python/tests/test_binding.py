@@ -52,6 +52,7 @@ def test_raw_create_spawn_destroy():
         assert pid > 0 and pidfd[0] >= 0
         si = os.waitid(os.P_PIDFD, pidfd[0], os.WEXITED)
         os.close(pidfd[0])
+        assert si is not None
         assert (si.si_pid, si.si_code, si.si_status) == (pid, os.CLD_EXITED, 7)
     finally:
         lib.spawnkit_template_destroy(t)

@@ -16,6 +16,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+from typing import Any, Dict, List, Tuple
 from unittest import mock
 
 import pytest
@@ -96,7 +97,7 @@ def _popen_wait(**kw):
     return run
 
 
-ROUTED = {
+ROUTED: Dict[str, Dict[str, Any]] = {
     "plain": {},
     "close_fds_false": {"close_fds": False},
     "stdout_pipe": {"stdout": subprocess.PIPE},
@@ -170,7 +171,8 @@ def test_close_fds_and_pass_fds(tmp, patched):
     r, w = os.pipe()
     os.set_inheritable(r, True)        # inheritable: only close_fds=False keeps it
     try:
-        for kw in ({}, {"close_fds": False}, {"pass_fds": [w]}, {"pass_fds": (w, r)}):
+        kws: List[Dict[str, Any]] = [{}, {"close_fds": False}, {"pass_fds": [w]}, {"pass_fds": (w, r)}]
+        for kw in kws:
             a, b, s = stock_and_patched(tmp, _popen_wait(**kw))
             assert a == b, kw
             assert (str(r) in b["fds"]) == (kw.get("close_fds") is False or r in kw.get("pass_fds", ())), kw
@@ -310,7 +312,7 @@ def test_asyncio_exec_and_shell(patched):
 
 # ---- fallback: same behaviour as stock, reason counted -------------------
 
-FALLBACK = {
+FALLBACK: Dict[str, Tuple[Dict[str, Any], str]] = {
     "preexec_fn": ({"preexec_fn": lambda: None}, "preexec_fn"),
     "start_new_session": ({"start_new_session": True}, "start_new_session"),
     "process_group": ({"process_group": 0}, "process_group"),
@@ -384,13 +386,13 @@ def _bad_cases(tmp):
         "env_equals": lambda: P(["true"], env={"A=B": "1"}),
         "env_nul": lambda: P(["true"], env={"A": "1\0"}),
         "arg_nul": lambda: P(["echo", "a\0b"]),
-        "arg_type": lambda: P(["echo", 3]),
+        "arg_type": lambda: P(["echo", 3]),  # type: ignore[list-item]
         "empty_args": lambda: P([]),
         "pathlike_shell": lambda: P(pathlib.Path("/bin/true"), shell=True),
         "stdout_closed_fd": lambda: P(["true"], stdout=closed),
         "text_conflict": lambda: P(["true"], text=True, universal_newlines=False),
         "startupinfo": lambda: P(["true"], startupinfo=object()),
-        "bufsize_type": lambda: P(["true"], bufsize="x"),
+        "bufsize_type": lambda: P(["true"], bufsize="x"),  # type: ignore[call-overload]
         "run_input_and_stdin": lambda: subprocess.run(["true"], input=b"", stdin=subprocess.PIPE),
     }
 
@@ -424,7 +426,7 @@ def test_unpatch_restores_everything():
     compat.patch_subprocess()
     compat.patch_subprocess()           # idempotent
     assert compat.is_patched()
-    assert subprocess.Popen._execute_child is _route.execute_child
+    assert subprocess.Popen._execute_child is _route.execute_child  # type: ignore[attr-defined]
     assert spawnkit.patch_subprocess is compat.patch_subprocess
     spawnkit.unpatch_subprocess()
     spawnkit.unpatch_subprocess()
@@ -497,8 +499,8 @@ def test_compat_subprocess_module_without_patching(tmp):
     assert compat.stats() == {"routed": 8, "fallback": 0, "reasons": {}}
 
 
-_audit_log = []
-_audit_on = []
+_audit_log: List[Any] = []
+_audit_on: List[Any] = []
 
 
 def _audit_hook(event, args):

@@ -107,7 +107,7 @@ def test_same_text_in_text_mode(limit):
     got_py = text_outcome(lambda: asyncio.run(aio.run(argv, **kw)))
     kept, dropped = kept_ref(b"h\xe9llo w\xc3\xb6rld\r\nend", limit)
     if dropped:       # a cut may split a character: decoded with "replace"
-        want = (kept.decode("utf-8", "replace").replace("\r\n", "\n"), dropped)
+        want: object = (kept.decode("utf-8", "replace").replace("\r\n", "\n"), dropped)
     else:             # whole: strict, as subprocess (\351 is not UTF-8)
         want = "UnicodeDecodeError"
     assert got_c == got_py == want

@@ -8,6 +8,7 @@ import signal
 import subprocess
 import threading
 import time
+from typing import Any, List
 
 import pytest
 
@@ -302,6 +303,7 @@ def test_close_is_idempotent_and_closes_what_is_open():
 
 def test_wait_paths():
     p = spawnkit.spawn(["sleep", "10"])
+    assert p.pidfd is not None
     assert wait_pidfd(p.pidfd, soon(0.1)) is None          # deadline: not reaped
     assert p.poll() is None
     p.kill()
@@ -310,6 +312,7 @@ def test_wait_paths():
     p.pidfd, p.returncode = None, -signal.SIGKILL
 
     p = spawnkit.spawn(["sh", "-c", "exit 7"])
+    assert p.pidfd is not None
     os.waitid(os.P_PIDFD, p.pidfd, os.WEXITED | os.WNOWAIT)  # has exited
     assert wait_pidfd(p.pidfd, 0) == 7        # deadline passed: still looks once
     os.close(p.pidfd)
@@ -318,6 +321,7 @@ def test_wait_paths():
 
 def test_wait_for_a_child_reaped_behind_our_back_says_0():
     p = spawnkit.spawn(["true"])
+    assert p.pidfd is not None
     os.waitid(os.P_PIDFD, p.pidfd, os.WEXITED)            # a stray reaper
     assert wait_pidfd(p.pidfd) == 0
     assert wait_pidfd(p.pidfd, soon(1)) == 0
@@ -382,7 +386,7 @@ def test_run_timeout_keeps_all_output_of_the_killed_tree():
         spawnkit.run(["sh", "-c", "(head -c 100000 /dev/zero; sleep 100) & "
                       "echo $! >&2; wait"], timeout=0.5)
     assert ei.value.output == bytes(100000)
-    assert wait_dead([int(ei.value.stderr)])
+    assert wait_dead([int(ei.value.stderr or b"")])
 
 
 def test_run_input_to_a_child_that_exits_without_reading():
@@ -451,7 +455,7 @@ def test_keyboard_interrupt_during_the_reap_leaves_nothing():
 
 
 def test_32_threads_x_50_runs():
-    errors = []
+    errors: List[Any] = []
     results = {}
 
     def worker(t):

@@ -5,6 +5,7 @@ import shutil
 import stat
 import subprocess
 import threading
+from typing import List, Union
 
 import pytest
 
@@ -45,7 +46,7 @@ def test_from_relative_path_is_made_absolute(tmp_path, monkeypatch):
 def test_from_command_name_resolved_over_path():
     with Template("sh") as t:
         assert t.path == shutil.which("sh")
-        assert os.path.isabs(t.path)
+        assert t.path is not None and os.path.isabs(t.path)
 
 
 def test_from_fd():
@@ -83,7 +84,7 @@ def test_argument_errors():
     with pytest.raises(TypeError):
         Template("/bin/true", fd=0)
     with pytest.raises(TypeError):
-        Template(fd="3")
+        Template(fd="3")  # type: ignore[arg-type]
 
 
 def test_missing_file_is_filenotfound():
@@ -118,7 +119,7 @@ def test_closed_template_refuses_to_spawn():
 
 def test_close_while_other_threads_spawn_never_crashes():
     t = Template("/bin/true")
-    results = []
+    results: List[Union[int, str]] = []
 
     def worker():
         for _ in range(30):
@@ -294,6 +295,7 @@ def test_template_fd_cloexec_flag():
         assert not fcntl.fcntl(t.fd, fcntl.F_GETFD) & fcntl.FD_CLOEXEC
         # "every fd above 2" is closed in children all the same
         p = spawnkit.spawn(["sh", "-c", "echo ready; sleep 10"], stdout=spawnkit.PIPE)
+        assert p.stdout is not None
         try:
             assert p.stdout.readline() == b"ready\n"
             assert str(t.fd) not in os.listdir(f"/proc/{p.pid}/fd")

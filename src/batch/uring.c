@@ -106,9 +106,13 @@ static void ring_destroy(void *p)
 	free(p);
 }
 
-/* A forked child shares the parent's ring memory: drop our view of it
- * (the child's copy of the mappings and, if still open, its fd). */
-static void ring_atfork_child(void)
+/*
+ * Drop this thread's ring (its mappings and fd), so the next batch makes a
+ * new one.  Two callers: the fork child handler (the child's copy shares
+ * the parent's ring memory) and a ring that refused SQEs (so the ones left
+ * in its queue never run).
+ */
+static void ring_drop(void)
 {
 	if (tls_ring) {
 		ring_destroy(tls_ring);
@@ -121,7 +125,7 @@ static void ring_atfork_child(void)
 static void ring_once_init(void)
 {
 	pthread_key_create(&ring_key, ring_destroy);
-	pthread_atfork(NULL, NULL, ring_atfork_child);
+	pthread_atfork(NULL, NULL, ring_drop);
 }
 
 static struct io_uring *ring_get(void)
@@ -396,7 +400,7 @@ static unsigned int run_segment(struct sk_batch_run *r, struct io_uring *ring,
 			/* The ring refused SQEs (resource shortage): drop it,
 			 * so the ones left in its queue never run, and run
 			 * the rest of the segment with plain syscalls. */
-			ring_atfork_child();
+			ring_drop();
 			ring = NULL;
 		}
 		/* Walk the segment in order as the batch loop would. */

@@ -70,7 +70,8 @@ static inline long sk_syscall6(long n, long a, long b, long c, long d, long e, l
 #define SYS_faccessat2 439
 #endif
 
-/* Mark library-internal symbols; everything else is hidden by default. */
+/* Mark a public function: exported from libspawnkit.so (and listed in
+ * src/libspawnkit.map).  Everything else is hidden (-fvisibility=hidden). */
 #define SK_EXPORT __attribute__((visibility("default")))
 
 #endif /* SPAWNKIT_SYS_H */

@@ -18,7 +18,9 @@ static long vm_copy(int write, void *local, uint64_t remote, size_t n)
 			   pid, (long)&l, 1, (long)&r, 1, 0);
 }
 
-/* ENOSYS/EPERM: the copy syscalls are filtered here; trust the pointer. */
+/* ENOSYS/EPERM: the copy syscalls are filtered or absent here.  Then
+ * sk_copy_in/sk_copy_out probe the range with harmless syscalls
+ * (sk_probe_range) and memcpy only when every page of it is mapped. */
 static int vm_copy_unavailable(long ret)
 {
 	return ret == -ENOSYS || ret == -EPERM;

@@ -174,7 +174,6 @@ static int user_create(struct spawnkit_template *t,
 	 * to its interpreter: run such a path template by its path. */
 	ret = (int)read_magic(t->fd, magic);
 	t->is_script = ret == 2 ? magic[0] == '#' && magic[1] == '!' : ret < 0 && t->path;
-	ret = 0;
 	if (!(args->flags & SPAWN_TEMPLATE_CREATE_CLOEXEC))
 		sk_syscall3(SYS_fcntl, t->fd, F_SETFD, 0);
 	return 0;

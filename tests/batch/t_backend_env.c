@@ -6,14 +6,15 @@
 #include <sys/wait.h>
 #include "bt.h"
 
-static int child(const char *value, const char *self)
+/* Run this program again as "child" with SPAWNKIT_BATCH_BACKEND=value. */
+static int child(const char *value)
 {
 	pid_t pid = fork();
 	int st;
 
 	if (pid == 0) {
 		setenv("SPAWNKIT_BATCH_BACKEND", value, 1);
-		execl(self, self, "child", (char *)NULL);
+		execl("/proc/self/exe", "t_backend_env", "child", (char *)NULL);
 		_exit(99);
 	}
 	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
@@ -21,31 +22,54 @@ static int child(const char *value, const char *self)
 	return WEXITSTATUS(st);
 }
 
-int main(int argc, char **argv)
+/* The child: exit code 10 + backend, or 50 + errno; ENOSYS must also be
+ * what a batch call gives. */
+static int child_main(void)
 {
 	struct batch_entry e[1];
 	int64_t res[1];
-	int be;
+	int be = spawnkit_batch_backend();
 
-	if (argc > 1) {
-		/* Child: exit code 10 + backend, or 50 + errno; ENOSYS must
-		 * also be what a batch call gives. */
-		be = spawnkit_batch_backend();
-		e[0] = BATCH_CALL3(SYS_write, 1, "", 0);
-		if (be < 0)
-			return spawnkit_batch(e, res, 1, 0) == be ? 50 - be : 99;
-		return spawnkit_batch(e, res, 1, 0) == 0 && res[0] == 0 ? 10 + be : 98;
-	}
-	CHECK_EQ(child("emulator", argv[0]), 10 + SPAWNKIT_BATCH_EMULATOR);
-	CHECK_EQ(child("", argv[0]), 10 + (spawnkit_kernel_has_batch() ?
-					   SPAWNKIT_BATCH_KERNEL : SPAWNKIT_BATCH_EMULATOR));
-	CHECK_EQ(child("auto", argv[0]), 10 + (spawnkit_kernel_has_batch() ?
-					       SPAWNKIT_BATCH_KERNEL : SPAWNKIT_BATCH_EMULATOR));
-	CHECK_EQ(child("uring", argv[0]),
+	e[0] = BATCH_CALL3(SYS_write, 1, "", 0);
+	if (be < 0)
+		return spawnkit_batch(e, res, 1, 0) == be ? 50 - be : 99;
+	return spawnkit_batch(e, res, 1, 0) == 0 && res[0] == 0 ? 10 + be : 98;
+}
+
+TEST(emulator_selects_emulator)
+{
+	CHECK_EQ(child("emulator"), 10 + SPAWNKIT_BATCH_EMULATOR);
+}
+
+TEST(empty_or_auto_prefers_kernel)
+{
+	CHECK_EQ(child(""), 10 + (spawnkit_kernel_has_batch() ?
+				  SPAWNKIT_BATCH_KERNEL : SPAWNKIT_BATCH_EMULATOR));
+	CHECK_EQ(child("auto"), 10 + (spawnkit_kernel_has_batch() ?
+				      SPAWNKIT_BATCH_KERNEL : SPAWNKIT_BATCH_EMULATOR));
+}
+
+TEST(uring_selects_uring_or_enosys)
+{
+	CHECK_EQ(child("uring"),
 		 spawnkit_batch_backend_available(SPAWNKIT_BATCH_URING) ?
 		 10 + SPAWNKIT_BATCH_URING : 50 + ENOSYS);
-	CHECK_EQ(child("kernel", argv[0]),
+}
+
+TEST(kernel_selects_kernel_or_enosys)
+{
+	CHECK_EQ(child("kernel"),
 		 spawnkit_kernel_has_batch() ? 10 + SPAWNKIT_BATCH_KERNEL : 50 + ENOSYS);
-	CHECK_EQ(child("bogus", argv[0]), 50 + EINVAL);
-	TEST_DONE();
+}
+
+TEST(unknown_name_is_einval)
+{
+	CHECK_EQ(child("bogus"), 50 + EINVAL);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "child"))
+		return child_main();
+	return th_main(argc, argv);
 }

@@ -6,31 +6,45 @@
 #include <sys/mman.h>
 #include "bt.h"
 
-int main(void)
+/* flags != 0: EINVAL, results untouched. */
+TEST(flags_are_einval_results_untouched)
 {
-	static struct batch_entry big[BATCH_MAX_ENTRIES + 1];
 	static int64_t res[BATCH_MAX_ENTRIES + 2];
 	struct batch_entry e[2];
-	long page = sysconf(_SC_PAGESIZE);
-	char *map;
-	unsigned int i;
-	long ret;
 
 	bt_init();
 	e[0] = bt_positive();
 	e[1] = bt_zero();
-
-	/* flags != 0: EINVAL, results untouched. */
 	bt_mark(res, 2);
 	CHECK_ERR(spawnkit_batch(e, res, 2, 1), EINVAL);
 	CHECK_ERR(spawnkit_batch(e, res, 2, 0x80000000u), EINVAL);
 	CHECK_EQ(res[0], BT_MARK);
-	/* Empty batch: EINVAL (flags are checked first: EINVAL either way). */
+}
+
+/* Empty batch: EINVAL (flags are checked first: EINVAL either way). */
+TEST(empty_batch_is_einval)
+{
+	static int64_t res[BATCH_MAX_ENTRIES + 2];
+	struct batch_entry e[2];
+
+	bt_init();
+	e[0] = bt_positive();
+	e[1] = bt_zero();
+	bt_mark(res, 2);
 	CHECK_ERR(spawnkit_batch(e, res, 0, 0), EINVAL);
 	CHECK_ERR(spawnkit_batch(NULL, NULL, 0, 0), EINVAL);
 	CHECK_EQ(res[0], BT_MARK);
+}
 
-	/* Maximum length: every entry runs. */
+/* Maximum length: every entry runs. */
+TEST(maximum_length_runs_every_entry)
+{
+	static struct batch_entry big[BATCH_MAX_ENTRIES + 1];
+	static int64_t res[BATCH_MAX_ENTRIES + 2];
+	unsigned int i;
+	long ret;
+
+	bt_init();
 	for (i = 0; i < BATCH_MAX_ENTRIES + 1; i++)
 		big[i] = bt_positive();
 	bt_mark(res, BATCH_MAX_ENTRIES + 2);
@@ -41,14 +55,33 @@ int main(void)
 			break;
 	CHECK_EQ(i, BATCH_MAX_ENTRIES);
 	CHECK_EQ(res[BATCH_MAX_ENTRIES], BT_MARK);
-	/* One over: E2BIG, nothing run or written. */
+}
+
+/* One over: E2BIG, nothing run or written. */
+TEST(one_over_maximum_is_e2big)
+{
+	static struct batch_entry big[BATCH_MAX_ENTRIES + 1];
+	static int64_t res[BATCH_MAX_ENTRIES + 2];
+	unsigned int i;
+
+	bt_init();
+	for (i = 0; i < BATCH_MAX_ENTRIES + 1; i++)
+		big[i] = bt_positive();
 	bt_mark(res, BATCH_MAX_ENTRIES + 2);
 	CHECK_ERR(spawnkit_batch(big, res, BATCH_MAX_ENTRIES + 1, 0), E2BIG);
 	CHECK_ERR(spawnkit_batch(big, res, 0xffffffffu, 0), E2BIG);
 	CHECK_EQ(res[0], BT_MARK);
+}
 
-	/* Bad entries: NULL, a PROT_NONE page, an array whose tail runs onto
-	 * a PROT_NONE page.  Results untouched. */
+/* Bad entries: NULL, a PROT_NONE page, an array whose tail runs onto
+ * a PROT_NONE page.  Results untouched. */
+TEST(bad_entries_are_efault)
+{
+	static int64_t res[BATCH_MAX_ENTRIES + 2];
+	long page = sysconf(_SC_PAGESIZE);
+	char *map;
+
+	bt_init();
 	map = mmap(NULL, 3 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	CHECK(map != MAP_FAILED);
 	CHECK_EQ(mprotect(map + page, page, PROT_NONE), 0);
@@ -68,9 +101,22 @@ int main(void)
 	CHECK_ERR(spawnkit_batch((struct batch_entry *)(uintptr_t)0xffffffffffff0000ULL, res, 1, 0),
 		  EFAULT);
 	CHECK_EQ(res[0], BT_MARK);
+}
 
-	/* Bad results: NULL, a PROT_NONE page, a read-only page, an array
-	 * running onto a PROT_NONE page.  No crash. */
+/* Bad results: NULL, a PROT_NONE page, a read-only page, an array
+ * running onto a PROT_NONE page.  No crash. */
+TEST(bad_results_are_efault)
+{
+	struct batch_entry e[2];
+	long page = sysconf(_SC_PAGESIZE);
+	char *map;
+
+	bt_init();
+	e[0] = bt_positive();
+	e[1] = bt_zero();
+	map = mmap(NULL, 3 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(map != MAP_FAILED);
+	ASSERT_EQ(mprotect(map + page, page, PROT_NONE), 0);
 	CHECK_ERR(spawnkit_batch(e, NULL, 2, 0), EFAULT);
 	CHECK_ERR(spawnkit_batch(e, (int64_t *)(map + page), 2, 0), EFAULT);
 	CHECK_ERR(spawnkit_batch(e, (int64_t *)(map + page) - 1, 2, 0), EFAULT);
@@ -82,8 +128,17 @@ int main(void)
 	CHECK_EQ(spawnkit_batch(e, (int64_t *)(map + 3 * page) - 2, 2, 0), 1);
 	CHECK_EQ(((int64_t *)(map + 3 * page))[-2], 8);
 	munmap(map, 3 * page);
+}
 
-	/* The library's other answers. */
+/* The library's other answers. */
+TEST(backend_names_and_availability)
+{
+	static int64_t res[BATCH_MAX_ENTRIES + 2];
+	struct batch_entry e[2];
+
+	bt_init();
+	e[0] = bt_positive();
+	e[1] = bt_zero();
 	CHECK(strcmp(spawnkit_batch_backend_name(SPAWNKIT_BATCH_EMULATOR), "emulator") == 0);
 	CHECK(strcmp(spawnkit_batch_backend_name(SPAWNKIT_BATCH_URING), "uring") == 0);
 	CHECK(strcmp(spawnkit_batch_backend_name(SPAWNKIT_BATCH_KERNEL), "kernel") == 0);
@@ -97,5 +152,6 @@ int main(void)
 	if (!spawnkit_kernel_has_batch())
 		CHECK_ERR(spawnkit_batch_run(SPAWNKIT_BATCH_KERNEL, e, res, 2, 0), ENOSYS);
 	CHECK_EQ(spawnkit_batch_run(SPAWNKIT_BATCH_EMULATOR, e, res, 2, 0), 1);
-	TEST_DONE();
 }
+
+TEST_HARNESS_MAIN

@@ -28,7 +28,25 @@ static void one(uint64_t nr, const uint64_t *args, int64_t want, int line)
 	CHECK_EQ(res[1], 8);	/* ON_ERROR "next": the batch went on */
 }
 
-int main(void)
+/* Unknown numbers: one no kernel has, the first past every table,
+ * and ones whose low 32 bits or x32 bit would reach getpid. */
+TEST(unknown_and_aliasing_numbers_are_enosys)
+{
+	bt_init();
+	one(999, NULL, -ENOSYS, __LINE__);
+	one(4095, NULL, -ENOSYS, __LINE__);
+	one(4096, NULL, -ENOSYS, __LINE__);
+	one((1ULL << 32) + SYS_getpid, NULL, -ENOSYS, __LINE__);
+	one(BATCH_NR_WORDCOPY + 1, NULL, -ENOSYS, __LINE__);
+	one(0x40000000ULL | SYS_getpid, NULL, -ENOSYS, __LINE__);
+	one(0x80000000ULL, NULL, -ENOSYS, __LINE__);
+	one(UINT64_MAX, NULL, -ENOSYS, __LINE__);
+	one((uint64_t)-1 - 0xffffffffULL + SYS_getpid, NULL, -ENOSYS, __LINE__);
+}
+
+/* Denied calls, with arguments that would work if they ran: the
+ * test would fork, exec /bin/true or exit with 3. */
+TEST(denied_calls_are_enosys_and_never_run)
 {
 	static const char *argv_true[] = { "/bin/true", NULL };
 	struct clone_args ca = { .exit_signal = SIGCHLD };
@@ -41,21 +59,6 @@ int main(void)
 	int status;
 
 	bt_init();
-
-	/* Unknown numbers: one no kernel has, the first past every table,
-	 * and ones whose low 32 bits or x32 bit would reach getpid. */
-	one(999, NULL, -ENOSYS, __LINE__);
-	one(4095, NULL, -ENOSYS, __LINE__);
-	one(4096, NULL, -ENOSYS, __LINE__);
-	one((1ULL << 32) + SYS_getpid, NULL, -ENOSYS, __LINE__);
-	one(BATCH_NR_WORDCOPY + 1, NULL, -ENOSYS, __LINE__);
-	one(0x40000000ULL | SYS_getpid, NULL, -ENOSYS, __LINE__);
-	one(0x80000000ULL, NULL, -ENOSYS, __LINE__);
-	one(UINT64_MAX, NULL, -ENOSYS, __LINE__);
-	one((uint64_t)-1 - 0xffffffffULL + SYS_getpid, NULL, -ENOSYS, __LINE__);
-
-	/* Denied calls, with arguments that would work if they ran: the
-	 * test would fork, exec /bin/true or exit with 3. */
 	one(SYS_fork, NULL, -ENOSYS, __LINE__);
 	one(SYS_vfork, NULL, -ENOSYS, __LINE__);
 	one(SYS_clone, clone_args, -ENOSYS, __LINE__);
@@ -72,12 +75,20 @@ int main(void)
 		one(adv->nr_spawn_template_spawn, NULL, -ENOSYS, __LINE__);
 	/* No child was made. */
 	CHECK_EQ(waitpid(-1, &status, WNOHANG), -1);
+}
 
-	/* Calls next to the denied ones in the table do run. */
+/* Calls next to the denied ones in the table do run. */
+TEST(calls_next_to_denied_ones_run)
+{
+	bt_init();
 	one(SYS_getppid, NULL, getppid(), __LINE__);
 	one(SYS_getpid, NULL, getpid(), __LINE__);
+}
 
-	/* Entry flags != 0: -EINVAL, for a call and for a word copy. */
+/* Entry flags != 0: -EINVAL, for a call and for a word copy. */
+TEST(entry_flags_are_einval)
+{
+	bt_init();
 	{
 		struct batch_entry e[3];
 		int64_t res[3], word = 7, dst = 0;
@@ -94,5 +105,6 @@ int main(void)
 			CHECK_EQ(dst, 0);
 		}
 	}
-	TEST_DONE();
 }
+
+TEST_HARNESS_MAIN

@@ -39,56 +39,97 @@ static void expect(const struct batch_entry *e, unsigned int n, int uring_ok,
 	expect((e), sizeof(w_) / sizeof(w_[0]), (uring_ok), (ret), w_, __LINE__); \
 } while (0)
 
-int main(void)
+/* A plain run: every entry, the last index returned. */
+TEST(plain_run_returns_last_index)
 {
 	struct batch_entry e[8];
 
 	bt_init();
-
-	/* A plain run: every entry, the last index returned. */
 	e[0] = bt_positive(); e[1] = bt_zero(); e[2] = bt_positive(); e[3] = bt_zero();
 	EXPECT(e, 1, 3, 8, 0, 8, 0);
+}
 
-	/* A chain that ends on error: the usual shape. */
+/* A chain that ends on error: the usual shape. */
+TEST(chain_ends_on_error)
+{
+	struct batch_entry e[8];
+
+	bt_init();
 	e[0] = bt_positive(); e[1] = bt_error(); e[2] = bt_positive(); e[3] = bt_zero();
 	for (int i = 0; i < 4; i++)
 		spawnkit_batch_end_on_error(&e[i]);
 	EXPECT(e, 1, 1, 8, -EBADF, CANCELED, CANCELED);
+}
 
-	/* An error with "next": the batch goes on. */
+/* An error with "next": the batch goes on. */
+TEST(error_with_next_goes_on)
+{
+	struct batch_entry e[8];
+
+	bt_init();
 	e[0] = bt_error(); e[1] = bt_positive(); e[2] = bt_error(); e[3] = bt_zero();
 	EXPECT(e, 1, 3, -EBADF, 8, -EBADF, 0);
+}
 
-	/* ON_ERROR skip 2. */
+/* ON_ERROR skip 2. */
+TEST(on_error_skip)
+{
+	struct batch_entry e[8];
+
+	bt_init();
 	e[0] = bt_error(); e[1] = bt_positive(); e[2] = bt_positive(); e[3] = bt_zero();
 	spawnkit_batch_jump(&e[0], BATCH_ON_ERROR, 2);
 	EXPECT(e, 0, 3, -EBADF, CANCELED, CANCELED, 0);
+}
 
-	/* ON_ZERO end, and ON_ZERO skip 1. */
+/* ON_ZERO end, and ON_ZERO skip 1. */
+TEST(on_zero_end_and_skip)
+{
+	struct batch_entry e[8];
+
+	bt_init();
 	e[0] = bt_zero(); e[1] = bt_positive();
 	spawnkit_batch_jump(&e[0], BATCH_ON_ZERO, BATCH_JUMP_END);
 	EXPECT(e, 0, 0, 0, CANCELED);
 	e[0] = bt_zero(); e[1] = bt_positive(); e[2] = bt_positive();
 	spawnkit_batch_jump(&e[0], BATCH_ON_ZERO, 1);
 	EXPECT(e, 0, 2, 0, CANCELED, 8);
+}
 
-	/* ON_POSITIVE end, and ON_POSITIVE skip 1. */
+/* ON_POSITIVE end, and ON_POSITIVE skip 1. */
+TEST(on_positive_end_and_skip)
+{
+	struct batch_entry e[8];
+
+	bt_init();
 	e[0] = bt_positive(); e[1] = bt_zero();
 	spawnkit_batch_end_on_success(&e[0]);
 	EXPECT(e, 0, 0, 8, CANCELED);
 	e[0] = bt_positive(); e[1] = bt_error(); e[2] = bt_zero();
 	spawnkit_batch_jump(&e[0], BATCH_ON_POSITIVE, 1);
 	EXPECT(e, 0, 2, 8, CANCELED, 0);
+}
 
-	/* Only the jump of the result's kind counts: the others are set to
-	 * end but a positive result goes on. */
+/* Only the jump of the result's kind counts: the others are set to
+ * end but a positive result goes on. */
+TEST(only_the_jump_of_the_result_kind_counts)
+{
+	struct batch_entry e[8];
+
+	bt_init();
 	e[0] = bt_positive(); e[1] = bt_zero();
 	spawnkit_batch_jump(&e[0], BATCH_ON_ERROR, BATCH_JUMP_END);
 	spawnkit_batch_jump(&e[0], BATCH_ON_ZERO, BATCH_JUMP_END);
 	EXPECT(e, 0, 1, 8, 0);
+}
 
-	/* Jumps past the end end the batch cleanly: never an index past the
-	 * array, nothing written past it (expect() checks the slot after). */
+/* Jumps past the end end the batch cleanly: never an index past the
+ * array, nothing written past it (expect() checks the slot after). */
+TEST(jumps_past_the_end_end_cleanly)
+{
+	struct batch_entry e[8];
+
+	bt_init();
 	e[0] = bt_positive(); e[1] = bt_zero();
 	spawnkit_batch_jump(&e[0], BATCH_ON_POSITIVE, 100);
 	EXPECT(e, 0, 0, 8, CANCELED);
@@ -110,16 +151,28 @@ int main(void)
 	e[0] = bt_error(); e[1] = bt_zero(); e[2] = bt_zero();
 	spawnkit_batch_jump(&e[0], BATCH_ON_ERROR, 2);
 	EXPECT(e, 1, 0, -EBADF, CANCELED, CANCELED);
+}
 
-	/* A chain of skips: 0 -> 2 -> 5, the rest never run. */
+/* A chain of skips: 0 -> 2 -> 5, the rest never run. */
+TEST(chain_of_skips)
+{
+	struct batch_entry e[8];
+
+	bt_init();
 	for (int i = 0; i < 7; i++)
 		e[i] = bt_positive();
 	spawnkit_batch_jump(&e[0], BATCH_ON_POSITIVE, 1);
 	spawnkit_batch_jump(&e[2], BATCH_ON_POSITIVE, 2);
 	spawnkit_batch_end_on_success(&e[5]);
 	EXPECT(e, 0, 5, 8, CANCELED, 8, CANCELED, CANCELED, 8, CANCELED);
+}
 
-	/* The helpers. */
+/* The helpers. */
+TEST(goto_and_call_helpers)
+{
+	struct batch_entry e[8];
+
+	bt_init();
 	CHECK_ERR(spawnkit_batch_goto(e, 3, BATCH_ON_ZERO, 3), EINVAL);
 	CHECK_ERR(spawnkit_batch_goto(e, 3, BATCH_ON_ZERO, 1), EINVAL);
 	CHECK_ERR(spawnkit_batch_goto(e, 0, 3, 2), EINVAL);
@@ -130,6 +183,6 @@ int main(void)
 	CHECK_EQ(e[0].nr, 1);
 	CHECK_EQ(e[0].args[5], 7);
 	CHECK_EQ(e[0].jump[0] | e[0].jump[1] | e[0].jump[2] | e[0].flags, 0);
-
-	TEST_DONE();
 }
+
+TEST_HARNESS_MAIN

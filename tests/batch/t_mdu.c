@@ -151,8 +151,41 @@ static void bushy(const char *rel, int fanout, int depth)
 	}
 }
 
+/*
+ * A scratch tree at top (fresh in every case: each case is its own
+ * process), bin/mdu beside the tests and GNU du, or the case is skipped.
+ */
+FIXTURE(tree) {
+	int unused;
+};
+
+FIXTURE_SETUP(tree)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	bt_init();
+	ASSERT_GT(n, 0);
+	exe[n] = '\0';
+	snprintf(mdu, sizeof(mdu), "%s/../../bin/mdu", dirname(exe));
+	if (access(mdu, X_OK))
+		SKIP("bin/mdu not built beside the tests");
+	if (access("/usr/bin/du", X_OK))
+		SKIP("GNU du not installed");
+	ASSERT_TRUE(mkdtemp(top) != NULL);
+	ASSERT_EQ(chmod(top, 0755), 0);
+}
+
+FIXTURE_TEARDOWN(tree)
+{
+	char cmd[PATH_MAX + 16];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
+	CHECK_EQ(system(cmd), 0);
+}
+
 /* -j takes a number of threads from 1 to 64, nothing else. */
-static void bad_jobs(void)
+TEST_F(tree, bad_jobs_value_is_usage_error)
 {
 	static char *const bad[] = { "-j0", "-j65", "-jx", "-j-1", "-j", "-j2x" };
 
@@ -174,7 +207,7 @@ static void bad_jobs(void)
  * messages for files that vanished ("cannot access ...: No such file or
  * directory") or directories that did ("cannot read directory").
  */
-static void churn(void)
+TEST_F(tree, vanishing_entries_mid_walk)
 {
 	char *mdu_argv[] = { mdu, "-b", "-j1", at("churn"), NULL };
 	struct outcome m;
@@ -235,21 +268,12 @@ static void churn(void)
 		printf("note: nothing vanished during the churn runs this time\n");
 }
 
-int main(int argc, char **argv)
+/* Wide: 3000 files in one directory. */
+TEST_F(tree, wide_directory)
 {
-	char name[64], cmd[PATH_MAX + 16];
-	int fd, i;
+	char name[64];
+	int i;
 
-	bt_init();
-	snprintf(mdu, sizeof(mdu), "%s/../../bin/mdu", dirname(strdup(argv[0])));
-	if (access(mdu, X_OK))
-		TEST_SKIP("bin/mdu not built beside the tests");
-	if (access("/usr/bin/du", X_OK))
-		TEST_SKIP("GNU du not installed");
-	CHECK(mkdtemp(top) != NULL);
-	CHECK_EQ(chmod(top, 0755), 0);
-
-	/* Wide: 3000 files in one directory. */
 	dir("wide");
 	for (i = 0; i < 3000; i++) {
 		snprintf(name, sizeof(name), "wide/a_rather_long_file_name_%05d", i);
@@ -257,8 +281,13 @@ int main(int argc, char **argv)
 	}
 	compare("-sb", "-b", at("wide"), NULL, -1, 0, __LINE__);
 	compare("-sB1", "-B1", at("wide"), NULL, -1, 0, __LINE__);
+}
 
-	/* Links, sparse files, symlinks. */
+/* Links, sparse files, symlinks. */
+TEST_F(tree, links_sparse_files_symlinks)
+{
+	int fd;
+
 	dir("mix");
 	dir("mix/sub");
 	put("mix/a", 10000);
@@ -275,13 +304,39 @@ int main(int argc, char **argv)
 	compare("-sB1", "-B1", at("mix"), NULL, -1, 0, __LINE__);
 	compare("-slb", "-lb", at("mix"), NULL, -1, 0, __LINE__);
 	compare("-slB1", "-lB1", at("mix"), NULL, -1, 0, __LINE__);
-	/* Two arguments: each file once over both, a symlink argument not
-	 * followed, a file argument. */
+}
+
+/* build wide and mix as the cases above do */
+/* Two arguments: each file once over both, a symlink argument not
+ * followed, a file argument, a missing one. */
+TEST_F(tree, two_arguments)
+{
+	int fd;
+
+	/* mix as links_sparse_files_symlinks builds it */
+	dir("mix");
+	dir("mix/sub");
+	put("mix/a", 10000);
+	put("mix/sub/b", 123);
+	CHECK_EQ(link(at("mix/a"), at("mix/sub/a2")), 0);
+	CHECK_EQ(link(at("mix/a"), at("mix/a3")), 0);
+	CHECK_EQ(symlink("a", at("mix/sl")), 0);
+	CHECK_EQ(symlink("sub", at("mix/sldir")), 0);
+	CHECK_EQ(symlink("/nonexistent/dangling", at("mix/dangling")), 0);
+	fd = open(at("mix/sparse"), O_WRONLY | O_CREAT, 0644);
+	CHECK(fd >= 0 && ftruncate(fd, 50 << 20) == 0 && pwrite(fd, "y", 1, 1 << 20) == 1);
+	close(fd);
 	compare("-sb", "-b", at("mix"), at("mix/sub"), -1, 0, __LINE__);
 	compare("-sb", "-b", at("mix/sldir"), at("mix/a"), -1, 0, __LINE__);
-	compare("-sb", "-b", at("wide"), at("nonexistent"), -1, 0, __LINE__);
+	compare("-sb", "-b", at("mix"), at("nonexistent"), -1, 0, __LINE__);
+}
 
-	/* Deep: 2100 levels (paths of 4200+ bytes), under 24 open files. */
+/* Deep: 2100 levels (paths of 4200+ bytes), under 24 open files. */
+TEST_F(tree, deep_tree_under_24_fds)
+{
+	int fd;
+	int i;
+
 	dir("deep");
 	fd = open(at("deep"), O_RDONLY | O_DIRECTORY);
 	for (i = 0; i < 2100 && fd >= 0; i++) {
@@ -298,9 +353,12 @@ int main(int argc, char **argv)
 	close(fd);
 	compare("-sb", "-b", at("deep"), NULL, -1, 24, __LINE__);
 	compare("-sB1", "-B1", at("deep"), NULL, -1, 24, __LINE__);
+}
 
-	/* An unreadable directory, as nobody: message, status 1, and the
-	 * rest of the walk counted (its own size too). */
+/* An unreadable directory, as nobody: message, status 1, and the
+ * rest of the walk counted (its own size too). */
+TEST_F(tree, unreadable_directory)
+{
 	dir("perm");
 	dir("perm/open");
 	dir("perm/closed");
@@ -319,9 +377,12 @@ int main(int argc, char **argv)
 		/* Not root: we are the user who cannot read it. */
 		compare("-sb", "-b", at("perm"), NULL, -1, 0, __LINE__);
 	}
+}
 
-	/* Bushy: 6^4 directories walked by several threads, with hard links
-	 * between subtrees that different threads walk. */
+/* Bushy: 6^4 directories walked by several threads, with hard links
+ * between subtrees that different threads walk. */
+TEST_F(tree, bushy_tree_with_cross_links)
+{
 	bushy("bushy", 6, 4);
 	CHECK_EQ(link(at("bushy/0/0/0/0/f"), at("bushy/5/5/5/5/l1")), 0);
 	CHECK_EQ(link(at("bushy/0/0/0/0/f"), at("bushy/3/1/l2")), 0);
@@ -330,11 +391,18 @@ int main(int argc, char **argv)
 	compare("-sB1", "-B1", at("bushy"), NULL, -1, 0, __LINE__);
 	compare("-slb", "-lb", at("bushy"), NULL, -1, 0, __LINE__);
 	compare("-sb", "-b", at("bushy/5"), at("bushy"), -1, 0, __LINE__);
-	/* A comb under 24 open files: a chain of 300 directories, each also
-	 * holding leaf directories (one made before the chain's next link, one
-	 * after, so some are listed after it whatever the fs's order).  Walking
-	 * back up reopens directories closed hundreds of levels above, which
-	 * must not hold more fds than the budget on the way. */
+}
+
+/* A comb under 24 open files: a chain of 300 directories, each also
+ * holding leaf directories (one made before the chain's next link, one
+ * after, so some are listed after it whatever the fs's order).  Walking
+ * back up reopens directories closed hundreds of levels above, which
+ * must not hold more fds than the budget on the way. */
+TEST_F(tree, comb_under_24_fds)
+{
+	int fd;
+	int i;
+
 	dir("comb");
 	fd = open(at("comb"), O_RDONLY | O_DIRECTORY);
 	for (i = 0; i < 300 && fd >= 0; i++) {
@@ -349,11 +417,6 @@ int main(int argc, char **argv)
 	}
 	close(fd);
 	compare("-sb", "-b", at("comb"), NULL, -1, 24, __LINE__);
-
-	bad_jobs();
-	churn();
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
-	CHECK_EQ(system(cmd), 0);
-	TEST_DONE();
 }
+
+TEST_HARNESS_MAIN

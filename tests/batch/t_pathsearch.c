@@ -51,7 +51,7 @@ static void same_as_shell(const char *name, const char *path)
 	struct stat st;
 
 	if (access("/bin/bash", X_OK))
-		return;		/* no bash (the test guest): no reference */
+		SKIP("no bash (the test guest): no reference");
 	command_v(name, path, want, sizeof(want));
 	ret = spawnkit_pathsearch(name, path, got, sizeof(got));
 	/* bash falls back to a non-executable file when it finds nothing
@@ -71,14 +71,18 @@ static void same_as_shell(const char *name, const char *path)
 	}
 }
 
-int main(void)
-{
-	static char path[32768];
-	char out[PATH_MAX], *w;
-	int ret;
+static char path[32768];
 
+/* The tree: d1..d5 with cmd non-executable in d2, a directory in d3,
+ * executable in d4 (the winner) and d5; only5; noexec; a directory dir. */
+FIXTURE(dirs) {
+	int unused;
+};
+
+FIXTURE_SETUP(dirs)
+{
 	bt_init();
-	CHECK(mkdtemp(top) != NULL);
+	ASSERT_TRUE(mkdtemp(top) != NULL);
 	mk("d1", 0); mk("d2", 0); mk("d3", 0); mk("d4", 0); mk("d5", 0);
 	mk("d2/cmd", 0644);		/* not executable */
 	mk("d3/cmd", 0);		/* a directory */
@@ -87,7 +91,20 @@ int main(void)
 	mk("d5/only5", 0700);
 	mk("d2/noexec", 0600);
 	mk("d5/dir", 0);
+}
 
+FIXTURE_TEARDOWN(dirs)
+{
+	snprintf(path, sizeof(path), "rm -rf '%s'", top);
+	CHECK_EQ(system(path), 0);
+}
+
+TEST_F(dirs, same_answer_as_bash)
+{
+	char out[PATH_MAX];
+
+	if (access("/bin/bash", X_OK))
+		SKIP("no bash (the test guest): no reference");
 	snprintf(path, sizeof(path), "%s/d1:%s/d2:%s/d3:%s/d4:%s/d5", top, top, top, top, top);
 	same_as_shell("cmd", path);
 	same_as_shell("only5", path);
@@ -98,7 +115,14 @@ int main(void)
 	same_as_shell("ls", "/nonexistent:/usr/bin");
 	snprintf(out, sizeof(out), "%s/d4/cmd", top);
 	same_as_shell(out, path);			/* a name with a slash */
+}
 
+TEST_F(dirs, errors_and_output_length)
+{
+	char out[PATH_MAX];
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/d1:%s/d2:%s/d3:%s/d4:%s/d5", top, top, top, top, top);
 	CHECK_ERR(spawnkit_pathsearch("nothing", path, out, sizeof(out)), ENOENT);
 	CHECK_ERR(spawnkit_pathsearch("noexec", path, out, sizeof(out)), EACCES);
 	/* a directory of that name: execvp's EACCES (issue 12, #4) */
@@ -115,26 +139,50 @@ int main(void)
 	CHECK_ERR(spawnkit_pathsearch(out, NULL, out, sizeof(out)), ENOENT);
 	snprintf(out, sizeof(out), "%s/d2/cmd", top);
 	CHECK_ERR(spawnkit_pathsearch(out, NULL, out, sizeof(out)), EACCES);
+}
 
-	/* A PATH longer than one batch: 600 missing entries, then d5. */
+/* A PATH longer than one batch: 600 missing entries, then d5. */
+TEST_F(dirs, path_longer_than_one_batch)
+{
+	char out[PATH_MAX];
+	char *w;
+
 	w = path;
 	for (int i = 0; i < 600; i++)
 		w += sprintf(w, "/nonexistent/%d:", i);
 	sprintf(w, "%s/d5", top);
 	CHECK_EQ(spawnkit_pathsearch("only5", path, out, sizeof(out)),
 		 strlen(top) + strlen("/d5/only5"));
-	/* ...and one where the first "executable" hit is a directory. */
+}
+
+/* ...and one where the first "executable" hit is a directory. */
+TEST_F(dirs, executable_directory_is_passed_over)
+{
+	char out[PATH_MAX];
+
 	snprintf(path, sizeof(path), "%s/d3:%s/d5", top, top);
 	CHECK(spawnkit_pathsearch("cmd", path, out, sizeof(out)) > 0);
 	CHECK(strstr(out, "/d5/cmd") != NULL);
+}
 
-	/* Empty entries mean the current directory; NULL means $PATH. */
+/* Empty entries mean the current directory; NULL means $PATH. */
+TEST_F(dirs, empty_entry_is_current_directory)
+{
+	char out[PATH_MAX];
+
 	CHECK_EQ(chdir(top), 0);
 	CHECK_EQ(spawnkit_pathsearch("cmd", "/nonexistent::/usr/bin", out, sizeof(out)), -ENOENT);
 	CHECK_EQ(chdir("d4"), 0);
 	CHECK_EQ(spawnkit_pathsearch("cmd", "/nonexistent::/usr/bin", out, sizeof(out)), 5);
 	CHECK(strcmp(out, "./cmd") == 0);
 	CHECK_EQ(spawnkit_pathsearch("cmd", ":", out, sizeof(out)), 5);
+}
+
+TEST_F(dirs, null_path_means_env_path)
+{
+	char out[PATH_MAX];
+	int ret;
+
 	CHECK_EQ(chdir("/"), 0);
 	setenv("PATH", "/nonexistent:/usr/bin:/bin", 1);
 	ret = spawnkit_pathsearch("ls", NULL, out, sizeof(out));
@@ -143,8 +191,6 @@ int main(void)
 	unsetenv("PATH");
 	ret = spawnkit_pathsearch("ls", NULL, out, sizeof(out));	/* default PATH */
 	CHECK(ret > 0 && strstr(out, "/ls") != NULL);
-
-	snprintf(path, sizeof(path), "rm -rf '%s'", top);
-	CHECK_EQ(system(path), 0);
-	TEST_DONE();
 }
+
+TEST_HARNESS_MAIN

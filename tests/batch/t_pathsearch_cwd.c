@@ -74,59 +74,91 @@ static void same_as_execvp(const char *name, const char *path, const char *cwd,
 	}
 }
 
-int main(void)
-{
-	char out[PATH_MAX], path[2 * PATH_MAX], here[PATH_MAX], cwd[PATH_MAX];
+/*
+ * The tree: a/cmd (executable) and a/bin; b/bin/cmd and b/bin/tool; d/cmd
+ * a directory.  The case starts in top/a (no bin/cmd there), so relative
+ * entries resolved under our cwd instead of the child's would differ.
+ */
+FIXTURE(tree) {
+	char here[PATH_MAX];
+};
 
+FIXTURE_SETUP(tree)
+{
 	bt_init();
-	CHECK(mkdtemp(top) != NULL);
+	ASSERT_TRUE(mkdtemp(top) != NULL);
 	mk("a", 0); mk("a/bin", 0); mk("a/cmd", 0755);
 	mk("b", 0); mk("b/bin", 0); mk("b/bin/cmd", 0755);
 	mk("d", 0); mk("d/cmd", 0);			/* a directory named cmd */
 	mk("b/bin/tool", 0755);
+	ASSERT_TRUE(getcwd(self->here, sizeof(self->here)) != NULL);
+	ASSERT_EQ(chdir(top), 0);
+	ASSERT_EQ(chdir("a"), 0);
+}
 
-	/* A directory of that name, and nothing else: EACCES. */
+FIXTURE_TEARDOWN(tree)
+{
+	char cmd[PATH_MAX + 16];
+
+	CHECK_EQ(chdir(self->here), 0);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
+	CHECK_EQ(system(cmd), 0);
+}
+
+/* A directory of that name, and nothing else: EACCES; a later regular
+ * executable still wins; a missing name stays ENOENT. */
+TEST_F(tree, directory_of_that_name_is_eacces)
+{
+	char out[PATH_MAX], path[2 * PATH_MAX];
+
 	snprintf(path, sizeof(path), "%s/d", top);
 	CHECK_ERR(spawnkit_pathsearch("cmd", path, out, sizeof(out)), EACCES);
 	CHECK_EQ(execvp_errno("cmd", path, "/"), EACCES);
-	/* ...but a later regular executable still wins. */
 	snprintf(path, sizeof(path), "%s/d:%s/b/bin", top, top);
 	CHECK_EQ(spawnkit_pathsearch("cmd", path, out, sizeof(out)),
 		 strlen(top) + strlen("/b/bin/cmd"));
-	/* ...and a missing name stays ENOENT. */
 	CHECK_ERR(spawnkit_pathsearch("nothing", path, out, sizeof(out)), ENOENT);
+}
 
-	/* Relative entries are under the child's cwd, not ours. */
-	CHECK(getcwd(here, sizeof(here)) != NULL);
-	CHECK_EQ(chdir(top), 0);
-	CHECK_EQ(chdir("a"), 0);	/* ours: a (no bin/cmd here) */
+/* Relative entries, empty entries and relative names are under the
+ * child's cwd, not ours, as execvp in the child finds them. */
+TEST_F(tree, relative_entries_are_under_child_cwd)
+{
+	char cwd[PATH_MAX];
+
 	snprintf(cwd, sizeof(cwd), "%s/b", top);
 	same_as_execvp("cmd", "bin", cwd, "b/bin/cmd");
 	same_as_execvp("cmd", "/nonexistent:bin:/usr/bin", cwd, "b/bin/cmd");
 	same_as_execvp("tool", "./bin", cwd, "b/./bin/tool");
-	/* an empty entry is the child's cwd too */
 	snprintf(cwd, sizeof(cwd), "%s/a", top);
 	same_as_execvp("cmd", "/nonexistent::", cwd, "a/./cmd");
 	snprintf(cwd, sizeof(cwd), "%s/b", top);
 	same_as_execvp("cmd", "/nonexistent::", cwd, "");
-	/* a relative name with a slash */
 	same_as_execvp("bin/cmd", "/nonexistent", cwd, "b/bin/cmd");
-	/* the directory case under a relative entry */
 	snprintf(cwd, sizeof(cwd), "%s", top);
 	same_as_execvp("cmd", "d", cwd, "");
-	/* without cwd, relative entries are under ours (a): none there */
+}
+
+/* Without cwd, relative entries are under ours (a): none there. */
+TEST_F(tree, no_cwd_means_ours)
+{
+	char out[PATH_MAX];
+
 	CHECK_ERR(spawnkit_pathsearch_cwd("cmd", "bin", NULL, out, sizeof(out)), ENOENT);
 	CHECK_ERR(spawnkit_pathsearch_cwd("cmd", "bin", "", out, sizeof(out)), ENOENT);
 	CHECK_EQ(spawnkit_pathsearch_cwd("cmd", ":", NULL, out, sizeof(out)), 5);
 	CHECK(strcmp(out, "./cmd") == 0);
-	/* absolute entries ignore cwd; out too small */
+}
+
+/* Absolute entries ignore cwd; an out buffer too small is ENAMETOOLONG. */
+TEST_F(tree, absolute_entries_ignore_cwd_and_short_out)
+{
+	char out[PATH_MAX], path[2 * PATH_MAX];
+
 	snprintf(path, sizeof(path), "%s/b/bin", top);
 	CHECK_EQ(spawnkit_pathsearch_cwd("cmd", path, "/nonexistent", out, sizeof(out)),
 		 strlen(top) + strlen("/b/bin/cmd"));
-	CHECK_ERR(spawnkit_pathsearch_cwd("cmd", "b/bin", cwd, out, 4), ENAMETOOLONG);
-	CHECK_EQ(chdir(here), 0);
-
-	snprintf(out, sizeof(out), "rm -rf '%s'", top);
-	CHECK_EQ(system(out), 0);
-	TEST_DONE();
+	CHECK_ERR(spawnkit_pathsearch_cwd("cmd", "b/bin", top, out, 4), ENAMETOOLONG);
 }
+
+TEST_HARNESS_MAIN

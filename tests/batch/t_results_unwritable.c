@@ -27,8 +27,9 @@ static int64_t *page_results(void)
 }
 
 /* The results array is the last entry's target: made read-only mid-batch. */
-static void mprotect_readonly(void)
+TEST(mprotect_readonly)
 {
+	bt_init();
 	int64_t *res = page_results();
 	struct batch_entry e[3] = {
 		BATCH_CALL0(SYS_getpid),
@@ -43,12 +44,13 @@ static void mprotect_readonly(void)
 }
 
 /* The results array unmapped by the batch, as its only entry. */
-static void munmap_results(void)
+TEST(munmap_results)
 {
 	int64_t *res = page_results();
 	struct batch_entry e[1] = { BATCH_CALL2(SYS_munmap, res, PAGE) };
 	long ret;
 
+	bt_init();
 	if (bt_uring()) {
 		CHECK_EQ(bt_run(e, res, 1, 0), -EOPNOTSUPP);
 		munmap(res, PAGE);
@@ -62,8 +64,9 @@ static void munmap_results(void)
 /* Moved away by mremap, or turned into a guard page by madvise (Linux
  * 6.13's MADV_GUARD_INSTALL; older kernels say EINVAL and change nothing,
  * one without CONFIG_ADVISE_SYSCALLS, as the test guest's, ENOSYS). */
-static void mremap_and_guard(void)
+TEST(mremap_and_guard)
 {
+	bt_init();
 	int64_t *res = page_results();
 	void *dst = mmap(NULL, PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	struct batch_entry e[2] = {
@@ -93,8 +96,9 @@ static void mremap_and_guard(void)
 }
 
 /* A results array of many pages, one page of it made PROT_NONE. */
-static void one_page_of_many(void)
+TEST(one_page_of_many)
 {
+	bt_init();
 	unsigned int n = 1024, i;
 	size_t len = n * sizeof(int64_t);	/* two pages */
 	int64_t *res = mmap(NULL, len, PROT_READ | PROT_WRITE,
@@ -117,8 +121,9 @@ static void one_page_of_many(void)
 }
 
 /* Read-only, then writable again: the batch ends with every result. */
-static void readonly_then_back(void)
+TEST(readonly_then_back)
 {
+	bt_init();
 	int64_t *res = page_results();
 	struct batch_entry e[3] = {
 		BATCH_CALL3(SYS_mprotect, res, PAGE, PROT_READ),
@@ -139,8 +144,9 @@ static void readonly_then_back(void)
 /* A word copy into the slot of an entry that then never runs: the slot
  * reads -ECANCELED afterwards, as on the kernel (which resets every slot
  * not run before its one copy back). */
-static void copy_into_skipped_slot(void)
+TEST(copy_into_skipped_slot)
 {
+	bt_init();
 	int64_t res[3];
 	struct batch_entry e[3] = {
 		bt_positive(),
@@ -162,26 +168,16 @@ static void copy_into_skipped_slot(void)
 /* Read-only from the start: EFAULT before anything runs.  On io_uring too,
  * for a program it cannot express: the call as a whole is checked first
  * (EFAULT), what the backend can run after (EOPNOTSUPP). */
-static void readonly_before(void)
+TEST(readonly_before)
 {
 	int64_t *res = page_results();
 	struct batch_entry e[1] = { BATCH_CALL0(SYS_getpid) };
 
+	bt_init();
 	mprotect(res, PAGE, PROT_READ);
 	CHECK_ERR(spawnkit_batch(e, res, 1, 0), EFAULT);
 	CHECK_ERR(spawnkit_batch(e, NULL, 1, 0), EFAULT);
 	munmap(res, PAGE);
 }
 
-int main(void)
-{
-	bt_init();
-	mprotect_readonly();
-	munmap_results();
-	mremap_and_guard();
-	one_page_of_many();
-	readonly_then_back();
-	readonly_before();
-	copy_into_skipped_slot();
-	TEST_DONE();
-}
+TEST_HARNESS_MAIN

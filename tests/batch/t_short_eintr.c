@@ -25,18 +25,16 @@ static void arm(void)
 	setitimer(ITIMER_REAL, &it, NULL);
 }
 
-int main(void)
+/* Short reads from a pipe in a chain: 3 of 8 bytes, then EOF. */
+TEST(short_pipe_reads_go_on)
 {
-	char dir[] = "/tmp/spawnkit-short-XXXXXX", path[64], buf[4][16];
-	struct sigaction sa;
+	char buf[4][16];
 	struct batch_entry e[8];
 	int64_t res[8];
-	int p[2], fd;
+	int p[2];
 	long ret;
 
 	bt_init();
-
-	/* Short reads from a pipe in a chain: 3 of 8 bytes, then EOF. */
 	CHECK_EQ(pipe(p), 0);
 	CHECK_EQ(write(p[1], "abc", 3), 3);
 	close(p[1]);
@@ -54,9 +52,21 @@ int main(void)
 	CHECK_EQ(res[3], 8);
 	CHECK(memcmp(buf[0], "abc", 3) == 0);
 	close(p[0]);
+}
 
-	/* Short preads of a 5-byte file, several in a row, soft and hard
-	 * links mixed. */
+/* Short preads of a 5-byte file, several in a row, soft and hard
+ * links mixed. */
+TEST(short_preads_go_on)
+{
+	char dir[] = "/tmp/spawnkit-short-XXXXXX";
+	char path[64];
+	char buf[4][16];
+	struct batch_entry e[8];
+	int64_t res[8];
+	int fd;
+	long ret;
+
+	bt_init();
 	CHECK(mkdtemp(dir) != NULL);
 	snprintf(path, sizeof(path), "%s/five", dir);
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
@@ -84,9 +94,20 @@ int main(void)
 	close(fd);
 	unlink(path);
 	rmdir(dir);
+}
 
-	/* A read blocked on an empty pipe, interrupted by SIGALRM (no
-	 * SA_RESTART): -EINTR; a chain ends there, "next" goes on. */
+/* A read blocked on an empty pipe, interrupted by SIGALRM (no
+ * SA_RESTART): -EINTR; a chain ends there, "next" goes on. */
+TEST(eintr_ends_chain_or_goes_on_and_takes_nothing)
+{
+	char buf[4][16];
+	struct sigaction sa;
+	struct batch_entry e[8];
+	int64_t res[8];
+	int p[2];
+	long ret;
+
+	bt_init();
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_alarm;
 	sigaction(SIGALRM, &sa, NULL);
@@ -120,5 +141,6 @@ int main(void)
 	CHECK_EQ(res[0], 1);
 	close(p[0]);
 	close(p[1]);
-	TEST_DONE();
 }
+
+TEST_HARNESS_MAIN

@@ -35,13 +35,9 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-int main(void)
+TEST(threads_batch_at_once)
 {
 	pthread_t t[THREADS];
-	struct batch_entry e[2];
-	int64_t res[2];
-	int st = 0;
-	pid_t pid;
 
 	bt_init();
 	for (int round = 0; round < 3; round++) {
@@ -52,8 +48,23 @@ int main(void)
 	}
 	for (int i = 0; i < THREADS; i++)
 		CHECK_EQ(bad[i], 0);
+}
 
-	/* Parent batches, child batches, parent batches again. */
+/* Parent batches, child batches, parent batches again. */
+TEST(parent_and_child_batch_after_fork)
+{
+	pthread_t t[THREADS];
+	struct batch_entry e[2];
+	int64_t res[2];
+	int st = 0;
+	pid_t pid;
+
+	bt_init();
+	/* threads have made and dropped their rings first */
+	for (long i = 0; i < THREADS; i++)
+		ASSERT_EQ(pthread_create(&t[i], NULL, worker, (void *)i), 0);
+	for (int i = 0; i < THREADS; i++)
+		pthread_join(t[i], NULL);
 	e[0] = bt_positive();
 	e[1] = bt_zero();
 	CHECK_EQ(spawnkit_batch(e, res, 2, 0), 1);
@@ -73,5 +84,6 @@ int main(void)
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	CHECK_EQ(spawnkit_batch(e, res, 2, 0), 1);
 	CHECK_EQ(res[1], 0);
-	TEST_DONE();
 }
+
+TEST_HARNESS_MAIN

@@ -57,67 +57,98 @@ static long long total(const char *bin, char **files, int n, int *status, char *
 	return v;
 }
 
-int main(int argc, char **argv)
+static const size_t sizes[5] = { 0, 1, 256 * 1024, 256 * 1024 + 1, 3 * 1000 * 1000 + 7 };
+
+/* Files f0..f4 of the sizes above (paths[i]); bin/total beside the tests. */
+FIXTURE(files) {
+	char bin[PATH_MAX], err[4096];
+	char paths[8][PATH_MAX];
+	char *files[8];
+	long long sum;
+};
+
+FIXTURE_SETUP(files)
 {
-	static char paths[8][PATH_MAX];
-	char bin[PATH_MAX], err[4096], *files[8];
-	const size_t sizes[5] = { 0, 1, 256 * 1024, 256 * 1024 + 1, 3 * 1000 * 1000 + 7 };
-	long long sum = 0, got;
-	int status;
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 
 	bt_init();
-	snprintf(bin, sizeof(bin), "%s/../../bin/total", dirname(strdup(argv[0])));
-	if (access(bin, X_OK))
-		TEST_SKIP("bin/total not built beside the tests");
-	CHECK(mkdtemp(top) != NULL);
+	ASSERT_GT(n, 0);
+	exe[n] = '\0';
+	snprintf(self->bin, sizeof(self->bin), "%s/../../bin/total", dirname(exe));
+	if (access(self->bin, X_OK))
+		SKIP("bin/total not built beside the tests");
+	ASSERT_TRUE(mkdtemp(top) != NULL);
 	for (int i = 0; i < 5; i++) {
 		char name[16];
 
 		snprintf(name, sizeof(name), "f%d", i);
-		put(name, sizes[i], paths[i]);
-		files[i] = paths[i];
-		sum += (long long)sizes[i];
+		put(name, sizes[i], self->paths[i]);
+		self->files[i] = self->paths[i];
+		self->sum += (long long)sizes[i];
 	}
-	got = total(bin, files, 5, &status, err, sizeof(err));
-	CHECK_EQ(got, sum);
-	CHECK_EQ(status, 0);
-	CHECK_EQ(err[0], 0);
-
-	/* A directory and a missing file among them. */
-	files[5] = top;
-	snprintf(paths[6], PATH_MAX, "%s/missing", top);
-	files[6] = paths[6];
-	got = total(bin, files, 7, &status, err, sizeof(err));
-	CHECK_EQ(got, sum);
-	CHECK_EQ(status, 1);
-	CHECK(strstr(err, "Is a directory") != NULL);
-	CHECK(strstr(err, "No such file or directory") != NULL);
-
-	/* A file named twice counts twice (bytes of the named files). */
-	files[0] = files[1] = files[4];
-	got = total(bin, files, 2, &status, err, sizeof(err));
-	CHECK_EQ(got, 2 * (long long)sizes[4]);
-
-	/* No fd is left open per file: 40 files under a limit of 12 fds. */
-	{
-		char cmd[PATH_MAX * 2];
-		char *w = cmd + sprintf(cmd, "ulimit -n 12; exec %s", bin);
-		FILE *f;
-		char line[64] = "";
-
-		for (int i = 0; i < 40; i++)
-			w += sprintf(w, " '%s'", paths[i % 2 ? 1 : 3]);
-		f = popen(cmd, "r");
-		CHECK(f != NULL);
-		if (f) {
-			if (!fgets(line, sizeof(line), f))
-				line[0] = 0;
-			CHECK_EQ(WEXITSTATUS(pclose(f)), 0);
-		}
-		CHECK_EQ(atoll(line), 20 * (long long)(sizes[1] + sizes[3]));
-	}
-
-	snprintf(bin, sizeof(bin), "rm -rf '%s'", top);
-	CHECK_EQ(system(bin), 0);
-	TEST_DONE();
 }
+
+FIXTURE_TEARDOWN(files)
+{
+	char cmd[PATH_MAX + 16];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
+	CHECK_EQ(system(cmd), 0);
+}
+
+TEST_F(files, sums_the_named_files)
+{
+	int status;
+
+	CHECK_EQ(total(self->bin, self->files, 5, &status, self->err, sizeof(self->err)), self->sum);
+	CHECK_EQ(status, 0);
+	CHECK_EQ(self->err[0], 0);
+}
+
+/* A directory and a missing file among them: messages, status 1, the
+ * others still counted. */
+TEST_F(files, directory_and_missing_file_are_errors)
+{
+	int status;
+
+	self->files[5] = top;
+	snprintf(self->paths[6], PATH_MAX, "%s/missing", top);
+	self->files[6] = self->paths[6];
+	CHECK_EQ(total(self->bin, self->files, 7, &status, self->err, sizeof(self->err)), self->sum);
+	CHECK_EQ(status, 1);
+	CHECK(strstr(self->err, "Is a directory") != NULL);
+	CHECK(strstr(self->err, "No such file or directory") != NULL);
+}
+
+/* A file named twice counts twice (bytes of the named files). */
+TEST_F(files, file_named_twice_counts_twice)
+{
+	int status;
+
+	self->files[0] = self->files[1] = self->files[4];
+	CHECK_EQ(total(self->bin, self->files, 2, &status, self->err, sizeof(self->err)),
+		 2 * (long long)sizes[4]);
+}
+
+/* No fd is left open per file: 40 files under a limit of 12 fds. */
+TEST_F(files, no_fd_left_open_per_file)
+{
+	char cmd[PATH_MAX * 2];
+	char *w = cmd + sprintf(cmd, "ulimit -n 12; exec %s", self->bin);
+	FILE *f;
+	char line[64] = "";
+
+	for (int i = 0; i < 40; i++)
+		w += sprintf(w, " '%s'", self->paths[i % 2 ? 1 : 3]);
+	f = popen(cmd, "r");
+	CHECK(f != NULL);
+	if (f) {
+		if (!fgets(line, sizeof(line), f))
+			line[0] = 0;
+		CHECK_EQ(WEXITSTATUS(pclose(f)), 0);
+	}
+	CHECK_EQ(atoll(line), 20 * (long long)(sizes[1] + sizes[3]));
+}
+
+TEST_HARNESS_MAIN

@@ -64,28 +64,55 @@ static void chain(const char *path, int use_fstat)
 		CHECK_EQ(res[k], CANCELED);
 }
 
-int main(void)
+/* A file holding content, in a scratch directory. */
+FIXTURE(wc) {
+	char dir[32], path[64];
+};
+
+FIXTURE_SETUP(wc)
 {
-	char dir[] = "/tmp/spawnkit-wc-XXXXXX", path[64];
-	long page = sysconf(_SC_PAGESIZE);
-	struct batch_entry e[6];
-	int64_t res[6], word, dst;
-	char *map;
-	long ret;
 	int fd;
 
 	bt_init();
-	CHECK(mkdtemp(dir) != NULL);
-	snprintf(path, sizeof(path), "%s/f", dir);
-	fd = open(path, O_WRONLY | O_CREAT, 0644);
-	CHECK(fd >= 0 && write(fd, content, sizeof(content) - 1) == sizeof(content) - 1);
+	strcpy(self->dir, "/tmp/spawnkit-wc-XXXXXX");
+	ASSERT_TRUE(mkdtemp(self->dir) != NULL);
+	snprintf(self->path, sizeof(self->path), "%s/f", self->dir);
+	fd = open(self->path, O_WRONLY | O_CREAT, 0644);
+	ASSERT_TRUE(fd >= 0 && write(fd, content, sizeof(content) - 1) == sizeof(content) - 1);
 	close(fd);
+}
+
+FIXTURE_TEARDOWN(wc)
+{
+	unlink(self->path);
+	rmdir(self->dir);
+}
+
+/* openat, its fd passed on by word copies, statx, read, close */
+TEST_F(wc, fd_chain_with_statx)
+{
+	const char *path = self->path;
 
 	chain(path, 0);
-	chain(path, 1);
+}
 
-	/* A copy out of the arrays, and one into a later entry's nr: entry 3
-	 * starts as an unknown number and becomes getppid. */
+TEST_F(wc, fd_chain_with_fstat)
+{
+	const char *path = self->path;
+
+	chain(path, 1);
+}
+
+/* A copy out of the arrays, and one into a later entry's nr: entry 3
+ * starts as an unknown number and becomes getppid. */
+TEST_F(wc, copy_out_of_results_and_into_later_nr)
+{
+	struct batch_entry e[6];
+	int64_t res[6];
+	int64_t word;
+	int64_t dst;
+	long ret;
+
 	word = SYS_getppid;
 	dst = 0;
 	e[0] = BATCH_CALL0(SYS_getpid);
@@ -104,17 +131,33 @@ int main(void)
 		CHECK_EQ(res[5], getpid());	/* the copy was overwritten by 5's run */
 		CHECK_EQ(e[3].nr, 999);		/* caller's entries untouched */
 	}
+}
 
-	/* A copy into a later entry's result slot that then runs: its own
-	 * result wins; into an output word: visible after the call. */
+/* A copy into a later entry's result slot that then runs: its own
+ * result wins; into an output word: visible after the call. */
+TEST_F(wc, copy_into_later_result_slot)
+{
+	struct batch_entry e[6];
+	int64_t res[6];
+	long ret;
+
 	e[0] = bt_positive();
 	e[1] = BATCH_WORDCOPY(&res[0], &res[2]);
 	e[2] = bt_zero();
 	ret = bt_run(e, res, 3, 1);
 	CHECK_EQ(ret, 2);
 	CHECK_EQ(res[2], 0);
+}
 
-	/* Jumps after a copy follow its result: 0 takes ON_ZERO... */
+/* Jumps after a copy follow its result: 0 takes ON_ZERO... */
+TEST_F(wc, jumps_after_copy_follow_its_result)
+{
+	struct batch_entry e[6];
+	int64_t res[6];
+	int64_t word;
+	int64_t dst;
+	long ret;
+
 	e[0] = BATCH_WORDCOPY(&word, &dst);
 	spawnkit_batch_jump(&e[0], BATCH_ON_ZERO, 1);
 	spawnkit_batch_jump(&e[0], BATCH_ON_ERROR, BATCH_JUMP_END);
@@ -138,9 +181,20 @@ int main(void)
 		CHECK_EQ(res[1], CANCELED);
 		CHECK_EQ(res[2], 0);
 	}
+}
 
-	/* Errors.  Each program: the copy, then a positive call (the copy's
-	 * error jump is "next", so the batch goes on). */
+/* Errors.  Each program: the copy, then a positive call (the copy's
+ * error jump is "next", so the batch goes on). */
+TEST_F(wc, copy_errors)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	struct batch_entry e[6];
+	int64_t res[6];
+	int64_t word;
+	int64_t dst;
+	char *map;
+	long ret;
+
 	map = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	CHECK(map != MAP_FAILED);
 	CHECK_EQ(mprotect(map + page, page, PROT_NONE), 0);
@@ -173,7 +227,17 @@ int main(void)
 	CHECK_EQ(mprotect(map, page, PROT_READ), 0);
 	COPY_ERR(&word, map, 0, EFAULT);		/* read-only destination */
 	CHECK_EQ(*(int64_t *)map, 0);
-	/* Copies inside one array at odd offsets are fine. */
+}
+
+/* Copies inside one array at odd offsets are fine. */
+TEST_F(wc, copies_inside_one_array_at_odd_offsets)
+{
+	struct batch_entry e[6];
+	int64_t res[6];
+	int64_t word;
+	int64_t dst;
+	long ret;
+
 	word = 0x1122334455667788LL;
 	e[0] = BATCH_WORDCOPY(&word, (char *)&e[1].args[2] + 3);
 	e[1] = BATCH_WORDCOPY((char *)&e[1].args[2] + 3, &dst);
@@ -184,8 +248,6 @@ int main(void)
 		CHECK_EQ(res[1], -EINVAL);
 		CHECK_EQ(e[1].args[2], 0);	/* only the working copy changed */
 	}
-	munmap(map, 2 * page);
-	unlink(path);
-	rmdir(dir);
-	TEST_DONE();
 }
+
+TEST_HARNESS_MAIN

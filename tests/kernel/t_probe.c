@@ -21,47 +21,69 @@
 /* where the series wires spawn_template_create up on x86_64 */
 #define NR_CREATE 472
 
-int main(void)
+static int in_test_guest(void)
 {
 	const char *want = getenv("SPAWN_BACKENDS");
-	int guest = want && strstr(want, "kernel");
 
+	return want && strstr(want, "kernel");
+}
+
+FIXTURE(probe) {
+	int unused;
+};
+
+FIXTURE_SETUP(probe)
+{
 	unsetenv("SPAWNKIT_BACKEND");
 	unsetenv("SPAWNKIT_BATCH_BACKEND");
-	if (!guest) {
-		if (syscall(NR_CREATE, NULL, 0) == -1 && errno == ENOSYS) {
-			CHECK_EQ(spawnkit_kernel_has_spawn_template(), 0);
-			CHECK_EQ(spawnkit_kernel_has_batch(), 0);
-			TEST_DONE();
-		}
-		TEST_SKIP("not the test guest, and the create slot is not ENOSYS here");
-	}
+}
 
+FIXTURE_TEARDOWN(probe)
+{
+}
+
+/* a kernel whose create slot says ENOSYS: the library finds neither call */
+TEST_F(probe, stock_kernel_has_neither_call)
+{
+	if (in_test_guest())
+		SKIP("the test guest has the calls");
+	if (syscall(NR_CREATE, NULL, 0) != -1 || errno != ENOSYS)
+		SKIP("not the test guest, and the create slot is not ENOSYS here");
+	CHECK_EQ(spawnkit_kernel_has_spawn_template(), 0);
+	CHECK_EQ(spawnkit_kernel_has_batch(), 0);
+}
+
+TEST_F(probe, guest_library_picks_the_kernel_backends)
+{
+	if (!in_test_guest())
+		SKIP("not the test guest");
 	CHECK_EQ(spawnkit_kernel_has_spawn_template(), 1);
 	CHECK_EQ(spawnkit_backend(), SPAWNKIT_BACKEND_KERNEL);
 	CHECK_EQ(spawnkit_kernel_has_batch(), 1);
 	CHECK_EQ(spawnkit_batch_backend_available(SPAWNKIT_BATCH_KERNEL), 1);
 	CHECK_EQ(spawnkit_batch_backend(), SPAWNKIT_BATCH_KERNEL);
-
-	/* and a template made now is a kernel one that runs */
-	{
-		struct spawnkit_template *t = NULL;
-		char *argv[] = { "true", NULL };
-		int pidfd = -1, st;
-		pid_t pid;
-
-		CHECK_EQ(spawnkit_template_create("/bin/true", SPAWN_TEMPLATE_CREATE_CLOEXEC, &t), 0);
-		if (t) {
-			CHECK_EQ(spawnkit_template_backend(t), SPAWNKIT_BACKEND_KERNEL);
-			pid = spawnkit_spawn(t, argv, NULL, NULL, 0, 0, &pidfd);
-			CHECK(pid > 0);
-			if (pid > 0) {
-				CHECK_EQ(waitpid(pid, &st, 0), pid);
-				CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-				close(pidfd);
-			}
-			spawnkit_template_destroy(t);
-		}
-	}
-	TEST_DONE();
 }
+
+/* a template made now is a kernel one that runs */
+TEST_F(probe, guest_template_is_a_kernel_one_that_runs)
+{
+	struct spawnkit_template *t = NULL;
+	char *argv[] = { "true", NULL };
+	int pidfd = -1, st;
+	pid_t pid;
+
+	if (!in_test_guest())
+		SKIP("not the test guest");
+	ASSERT_EQ(spawnkit_template_create("/bin/true", SPAWN_TEMPLATE_CREATE_CLOEXEC, &t), 0);
+	CHECK_EQ(spawnkit_template_backend(t), SPAWNKIT_BACKEND_KERNEL);
+	pid = spawnkit_spawn(t, argv, NULL, NULL, 0, 0, &pidfd);
+	CHECK(pid > 0);
+	if (pid > 0) {
+		CHECK_EQ(waitpid(pid, &st, 0), pid);
+		CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+		close(pidfd);
+	}
+	spawnkit_template_destroy(t);
+}
+
+TEST_HARNESS_MAIN

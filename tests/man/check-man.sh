@@ -10,7 +10,7 @@
 # here rather than garbage in someone's terminal.  A ".so" link must name a
 # page that exists, and every function a checked public header declares must
 # have a page (or link) of its own name, and every program in tools/ a page
-# in man1.  Needs man-db and groff-base
+# in man1.  Needs man-db, groff-base and a C compiler (the preprocessor)
 # (scripts/deps/man.apt).
 #
 # Usage: tests/man/check-man.sh [mandir]   (default: man/ of the repository)
@@ -62,17 +62,19 @@ for page in man1/*.1 man3/*.3; do
 	fi
 done
 
-# Every declared function has a page: "type name(" at the start of a line,
-# which is how the public headers declare (comments start with "/*" or " *").
+# Every declared function has a page, static inline helpers included.  The
+# declarations come from scripts/public-functions.sh, which parses the header
+# as the compiler sees it (a declaration may span lines, as
+# "struct batch_entry *\nspawnkit_batch_jump(...)" does).
 for h in ${MAN_HEADERS:-spawnkit.h batch.h warm.h run.h}; do
 	hdr=$top/include/spawnkit/$h
-	if [ ! -f "$hdr" ]; then
-		echo "FAIL $h: no such header"
+	if [ ! -f "$hdr" ] || ! fns=$("$top/scripts/public-functions.sh" "$hdr") ||
+	   [ -z "$fns" ]; then
+		echo "FAIL $h: no such header, or no function found in it"
 		fail=$((fail + 1))
 		continue
 	fi
-	for fn in $(grep -E '^[a-z][a-z_ *]*[ *]spawnkit_[a-z0-9_]+\(' "$hdr" |
-		    sed -E 's/.*[ *](spawnkit_[a-z0-9_]+)\(.*/\1/' | sort -u); do
+	for fn in $fns; do
 		if [ -f "man3/$fn.3" ]; then
 			pass=$((pass + 1))
 		else

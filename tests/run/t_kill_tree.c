@@ -47,7 +47,8 @@ static pid_t sid_of(pid_t pid)
 	return getsid(pid);
 }
 
-int main(void)
+/* (merged from main as one program; one case until split by behaviour) */
+TEST(kill_tree)
 {
 	struct spawnkit_template *t = sh_tmpl();
 	int bound = 120 * slow(), pidfd, n, status;
@@ -105,5 +106,6 @@ int main(void)
 	CHECK(waitpid(pid, &status, 0) == pid && WIFSIGNALED(status));
 	close(pidfd);
 	spawnkit_template_destroy(t);
-	TEST_DONE();
 }
+
+TEST_HARNESS_MAIN

@@ -22,7 +22,8 @@ static int count(void *ctx, int fd, const void *data, size_t len)
 	return stop_after && chunks >= stop_after;
 }
 
-int main(void)
+/* (merged from main as one program; one case until split by behaviour) */
+TEST(run_basic)
 {
 	struct spawnkit_run_opts o;
 	struct spawnkit_run_result r;
@@ -238,5 +239,6 @@ int main(void)
 	CHECK_EQ(ret, 0);
 	CHECK_EQ(errno, 1234);
 	spawnkit_run_result_free(&r);
-	TEST_DONE();
 }
+
+TEST_HARNESS_MAIN

@@ -36,7 +36,8 @@ static void model(const char *data, size_t n, size_t hc, size_t tc, unsigned int
 	free(out.tail);
 }
 
-int main(void)
+/* (merged from main as one program; one case until split by behaviour) */
+TEST(run_caps)
 {
 	static char data[20000];
 	struct spawnkit_run_opts o;
@@ -93,5 +94,6 @@ int main(void)
 	/* max RSS grew by less than 16 MiB for a 64 MiB stream */
 	CHECK(ru1.ru_maxrss - ru0.ru_maxrss < 16 * 1024);
 	spawnkit_run_result_free(&r);
-	TEST_DONE();
 }
+
+TEST_HARNESS_MAIN

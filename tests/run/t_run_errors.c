@@ -11,7 +11,8 @@ static int no_children(void)
 	return waitid(P_ALL, 0, &si, WEXITED | WNOHANG) == -1 && errno == ECHILD;
 }
 
-int main(void)
+/* (merged from main as one program; one case until split by behaviour) */
+TEST(run_errors)
 {
 	struct spawnkit_run_opts o;
 	struct spawnkit_run_result r;
@@ -103,5 +104,6 @@ int main(void)
 	CHECK_ERR(spawnkit_kill_tree(99999, 777, SIGKILL, 0), EBADF);
 	/* and a harmless call finds nothing to signal (no such pid) */
 	CHECK_EQ(spawnkit_kill_tree(0x3ffffff0, -1, 0, SPAWNKIT_KILL_GROUP), 0);
-	TEST_DONE();
 }
+
+TEST_HARNESS_MAIN

@@ -14,7 +14,8 @@ static pid_t first_number(const struct spawnkit_run_output *o)
 	return (pid_t)atoi(joined(o));
 }
 
-int main(void)
+/* (merged from main as one program; one case until split by behaviour) */
+TEST(run_timeouts)
 {
 	struct spawnkit_run_opts o;
 	struct spawnkit_run_result r;
@@ -104,5 +105,6 @@ int main(void)
 		kill(bg, SIGKILL);
 	CHECK_EQ(r.killed, 0);
 	spawnkit_run_result_free(&r);
-	TEST_DONE();
 }
+
+TEST_HARNESS_MAIN

@@ -49,7 +49,8 @@ static int under_tty(int bound)
 	return bad;
 }
 
-int main(void)
+/* (merged from main as one program; one case until split by behaviour) */
+TEST(run_tty)
 {
 	int bound = 60 * slow(), status = -1;
 	pid_t pid = fork();
@@ -64,5 +65,6 @@ int main(void)
 	CHECK_EQ(WEXITSTATUS(status) & 2, 0);
 	CHECK_EQ(WEXITSTATUS(status) & 4, 0);
 	CHECK(WEXITSTATUS(status) < 64);	/* no setup step failed */
-	TEST_DONE();
 }
+
+TEST_HARNESS_MAIN

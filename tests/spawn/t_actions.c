@@ -11,32 +11,66 @@ static void run(const struct spawn_template_action *a, unsigned int n, struct ru
 	spawn_capture(t, argv_probe, environ, a, n, 0, r);
 }
 
-int main(void)
+/* The probe's template, a result buffer, a scratch directory open as dfd. */
+FIXTURE(probe) {
+	struct run_result *r;
+	char *dir;
+	int dfd;
+};
+
+FIXTURE_SETUP(probe)
 {
-	struct spawn_template_action a[4];
-	struct spawn_template_open o;
-	struct spawn_template_sigset ss;
-	struct run_result *r = malloc(sizeof(*r));
-	char *dir = make_tmpdir(), path[256], buf[256];
-	uint64_t set;
-	int fd, dfd, n;
-
 	t = probe_template();
+	self->r = malloc(sizeof(*self->r));
+	ASSERT_TRUE(self->r != NULL);
+	self->dir = make_tmpdir();
+	self->dfd = open(self->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ASSERT_GE(self->dfd, 0);
+}
 
-	/* CLOSE: close stdin in the child */
+/* Every case ends with every child reaped. */
+FIXTURE_TEARDOWN(probe)
+{
+	close(self->dfd);
+	rm_tmpdir(self->dir);
+	spawnkit_template_destroy(t);
+	free(self->r);
+	CHECK(no_children());
+}
+
+/* CLOSE: close stdin in the child */
+TEST_F(probe, close_closes_stdin)
+{
+	struct run_result *r = self->r;
+	struct spawn_template_action a[4];
+
 	spawnkit_action_close(&a[0], 0);
 	run(a, 1, r);
 	CHECK(r->pid > 0 && r->status == 0);
 	CHECK(!has_line(r, "fd 0"));
 	CHECK(has_line(r, "fd 1") && has_line(r, "fd 2"));
-	/* CLOSE of an fd that is not open is that fd's EBADF */
+}
+
+/* CLOSE of an fd that is not open is that fd's EBADF */
+TEST_F(probe, close_of_unopened_fd_is_ebadf)
+{
+	struct run_result *r = self->r;
+	struct spawn_template_action a[4];
+
 	spawnkit_action_close(&a[0], 999);
 	run(a, 1, r);
 	CHECK_ERR(r->pid, EBADF);
+}
 
-	/* DUP2: a parent fd to a new number, with and without O_CLOEXEC
-	 * (INHERIT_FDS: by default every fd above 2 is closed after the
-	 * actions, those they made too) */
+/* DUP2: a parent fd to a new number, with and without O_CLOEXEC
+ * (INHERIT_FDS: by default every fd above 2 is closed after the
+ * actions, those they made too) */
+TEST_F(probe, dup2_moves_fd_with_and_without_cloexec)
+{
+	struct run_result *r = self->r;
+	struct spawn_template_action a[4];
+	int fd;
+
 	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	spawnkit_action_dup2(&a[0], fd, 7, 0);
 	spawnkit_action_dup2(&a[1], fd, 8, O_CLOEXEC);
@@ -46,7 +80,15 @@ int main(void)
 	CHECK(has_line(r, "fdflags 7 0"));
 	CHECK(!has_line(r, "fd 8"));		/* closed by exec */
 	CHECK(!has_line(r, "fd %d", fd));	/* closed: above 2 */
-	/* fd == newfd only checks that fd is open */
+	close(fd);
+}
+
+/* fd == newfd only checks that fd is open */
+TEST_F(probe, dup2_onto_itself_checks_fd_is_open)
+{
+	struct run_result *r = self->r;
+	struct spawn_template_action a[4];
+
 	spawnkit_action_dup2(&a[0], 2, 2, 0);
 	run(a, 1, r);
 	CHECK(r->pid > 0 && r->status == 0);
@@ -56,14 +98,29 @@ int main(void)
 	spawnkit_action_dup2(&a[0], 500, 3, 0);
 	run(a, 1, r);
 	CHECK_ERR(r->pid, EBADF);
-	close(fd);
+}
 
-	/* FCHDIR: cwd of the child; ENOTDIR; EBADF */
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+TEST_F(probe, fchdir_sets_child_cwd)
+{
+	struct run_result *r = self->r;
+	const char *dir = self->dir;
+	int dfd = self->dfd;
+	struct spawn_template_action a[4];
+
+	/* FCHDIR: the cwd of the child */
 	spawnkit_action_fchdir(&a[0], dfd);
 	run(a, 1, r);
 	CHECK(r->pid > 0 && r->status == 0);
 	CHECK(has_line(r, "cwd %s", dir));
+}
+
+TEST_F(probe, fchdir_of_non_dir_or_closed_fd_fails)
+{
+	struct run_result *r = self->r;
+	struct spawn_template_action a[4];
+	int fd;
+
+	/* FCHDIR: ENOTDIR; EBADF */
 	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	spawnkit_action_fchdir(&a[0], fd);
 	run(a, 1, r);
@@ -72,21 +129,67 @@ int main(void)
 	spawnkit_action_fchdir(&a[0], 777);
 	run(a, 1, r);
 	CHECK_ERR(r->pid, EBADF);
-	/* checked before anything runs: an errno even in exit-status mode */
+}
+
+/* checked before anything runs: an errno even in exit-status mode */
+TEST_F(probe, fchdir_checked_before_any_action_runs)
+{
+	struct run_result *r = self->r;
+	struct spawn_template_action a[4];
+	int fd;
+
 	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	spawnkit_action_fchdir(&a[0], fd);
 	spawn_capture(t, argv_probe, environ, a, 1, SPAWNKIT_SPAWN_EXIT_STATUS, r);
 	CHECK_ERR(r->pid, ENOTDIR);
-	/* unless an earlier action puts a directory at that number */
+	close(fd);
+}
+
+/* unless an earlier action puts a directory at that number */
+TEST_F(probe, fchdir_sees_directory_put_by_earlier_action)
+{
+	struct run_result *r = self->r;
+	const char *dir = self->dir;
+	int dfd = self->dfd;
+	struct spawn_template_action a[4];
+	int fd;
+
+	/* FCHDIR of an fd that is not a directory in the parent works when an
+	 * earlier action puts a directory at that number */
+	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	spawnkit_action_dup2(&a[0], dfd, fd, 0);
 	spawnkit_action_fchdir(&a[1], fd);
 	run(a, 2, r);
 	CHECK(r->pid > 0 && r->status == 0 && has_line(r, "cwd %s", dir));
 	close(fd);
-	/* the parent's cwd did not move */
-	CHECK(getcwd(buf, sizeof(buf)) && strcmp(buf, dir));
+}
 
-	/* OPEN: create a file relative to a dirfd, at a chosen number */
+/* the parent's cwd did not move */
+TEST_F(probe, fchdir_leaves_parent_cwd)
+{
+	struct run_result *r = self->r;
+	const char *dir = self->dir;
+	int dfd = self->dfd;
+	struct spawn_template_action a[4];
+	char buf[256];
+
+	/* the parent's cwd did not move */
+	spawnkit_action_fchdir(&a[0], dfd);
+	run(a, 1, r);
+	CHECK(r->pid > 0 && has_line(r, "cwd %s", dir));
+	CHECK(getcwd(buf, sizeof(buf)) && strcmp(buf, dir));
+}
+
+/* OPEN: create a file relative to a dirfd, at a chosen number */
+TEST_F(probe, open_creates_at_chosen_number)
+{
+	struct run_result *r = self->r;
+	const char *dir = self->dir;
+	int dfd = self->dfd;
+	struct spawn_template_action a[4];
+	struct spawn_template_open o;
+	char path[256];
+
 	spawnkit_action_open(&a[0], &o, dfd, "made-by-open", O_WRONLY | O_CREAT | O_TRUNC,
 			     0600, 5);
 	spawn_capture(t, argv_probe, environ, a, 1, SPAWNKIT_SPAWN_INHERIT_FDS, r);
@@ -98,7 +201,22 @@ int main(void)
 
 		CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0600);
 	}
-	/* the child writes through its opened fd */
+}
+
+/* the child writes through its opened fd */
+TEST_F(probe, open_fd_is_written_by_child)
+{
+	struct run_result *r = self->r;
+	const char *dir = self->dir;
+	struct spawn_template_action a[4];
+	struct spawn_template_open o;
+	char path[256];
+	char buf[256];
+	int fd;
+	int n;
+
+	snprintf(path, sizeof(path), "%s/made-by-open", dir);
+	write_file(path, "", 0600);
 	{
 		char *wargv[] = { "probe", "--write-fd", "1", "hello-from-child", NULL };
 
@@ -111,7 +229,18 @@ int main(void)
 		buf[n > 0 ? n : 0] = '\0';
 		CHECK(strstr(buf, "hello-from-child") != NULL);
 	}
-	/* stdin from a file: the probe copies fd 0 to stdout */
+}
+
+/* stdin from a file: the probe copies fd 0 to stdout */
+TEST_F(probe, open_gives_child_stdin)
+{
+	struct run_result *r = self->r;
+	const char *dir = self->dir;
+	struct spawn_template_action a[4];
+	struct spawn_template_open o;
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/made-by-open", dir);
 	{
 		char *cargv[] = { "probe", "--cat", "0", NULL };
 
@@ -121,15 +250,40 @@ int main(void)
 		CHECK(r->pid > 0 && r->status == 0);
 		CHECK(has_line(r, "line-in-file"));
 	}
-	/* O_CLOEXEC in how.flags: the fd is gone after exec */
+}
+
+/* O_CLOEXEC in how.flags: the fd is gone after exec */
+TEST_F(probe, open_cloexec_fd_gone_after_exec)
+{
+	struct run_result *r = self->r;
+	struct spawn_template_action a[4];
+	struct spawn_template_open o;
+
 	spawnkit_action_open(&a[0], &o, AT_FDCWD, "/dev/null", O_RDONLY | O_CLOEXEC, 0, 6);
 	spawn_capture(t, argv_probe, environ, a, 1, SPAWNKIT_SPAWN_INHERIT_FDS, r);
 	CHECK(r->pid > 0 && !has_line(r, "fd 6"));
-	/* and without INHERIT_FDS the default closing takes what OPEN made */
+}
+
+/* and without INHERIT_FDS the default closing takes what OPEN made */
+TEST_F(probe, open_fd_closed_without_inherit_fds)
+{
+	struct run_result *r = self->r;
+	struct spawn_template_action a[4];
+	struct spawn_template_open o;
+
 	spawnkit_action_open(&a[0], &o, AT_FDCWD, "/dev/null", O_RDONLY, 0, 6);
 	run(a, 1, r);
 	CHECK(r->pid > 0 && r->status == 0 && !has_line(r, "fd 6"));
-	/* errors of the open itself */
+}
+
+/* errors of the open itself */
+TEST_F(probe, open_errors)
+{
+	struct run_result *r = self->r;
+	int dfd = self->dfd;
+	struct spawn_template_action a[4];
+	struct spawn_template_open o;
+
 	spawnkit_action_open(&a[0], &o, AT_FDCWD, "/nonexistent/file", O_RDONLY, 0, 6);
 	run(a, 1, r);
 	CHECK_ERR(r->pid, ENOENT);
@@ -142,8 +296,15 @@ int main(void)
 	spawnkit_action_open(&a[0], &o, 888, "relative", O_RDONLY, 0, 6);
 	run(a, 1, r);
 	CHECK_ERR(r->pid, EBADF);
+}
 
-	/* CLOSE_RANGE: a range; up to the highest fd; CLOEXEC */
+/* CLOSE_RANGE: a range; up to the highest fd; CLOEXEC */
+TEST_F(probe, close_range_range_all_and_cloexec)
+{
+	struct run_result *r = self->r;
+	struct spawn_template_action a[4];
+	int fd;
+
 	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	spawnkit_action_dup2(&a[0], fd, 10, 0);
 	spawnkit_action_dup2(&a[1], fd, 11, 0);
@@ -161,16 +322,31 @@ int main(void)
 	CHECK(r->pid > 0 && has_line(r, "fd 10") && !has_line(r, "fd 11") &&
 	      !has_line(r, "fd 12"));
 	close(fd);
+}
 
-	/* SIGMASK: the child's blocked set is exactly the given one, less
-	 * SIGKILL and SIGSTOP */
+/* SIGMASK: the child's blocked set is exactly the given one, less
+ * SIGKILL and SIGSTOP */
+TEST_F(probe, sigmask_sets_child_blocked_set)
+{
+	struct run_result *r = self->r;
+	struct spawn_template_action a[4];
+	struct spawn_template_sigset ss;
+	uint64_t set;
+
 	set = (1ULL << (SIGUSR1 - 1)) | (1ULL << (SIGTERM - 1)) | (1ULL << (SIGKILL - 1)) |
 	      (1ULL << (SIGSTOP - 1));
 	spawnkit_action_sigset(&a[0], SPAWN_TEMPLATE_ACTION_SIGMASK, &ss, (sigset_t *)&set);
 	run(a, 1, r);
 	CHECK(r->pid > 0);
 	CHECK_EQ(hex_line(r, "sigblk"), (1ULL << (SIGUSR1 - 1)) | (1ULL << (SIGTERM - 1)));
-	/* without the action: the parent's mask */
+}
+
+/* without the action: the parent's mask */
+TEST_F(probe, no_sigmask_keeps_parent_mask)
+{
+	struct run_result *r = self->r;
+	struct spawn_template_action a[4];
+
 	{
 		sigset_t m, old;
 
@@ -183,8 +359,16 @@ int main(void)
 		run(a, 0, r);
 		CHECK_EQ(hex_line(r, "sigblk"), 0);
 	}
+}
 
-	/* SIGDEFAULT: ignored in the parent, default in the child */
+/* SIGDEFAULT: ignored in the parent, default in the child */
+TEST_F(probe, sigdefault_resets_in_child_only)
+{
+	struct run_result *r = self->r;
+	struct spawn_template_action a[4];
+	struct spawn_template_sigset ss;
+	uint64_t set;
+
 	signal(SIGUSR2, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
 	run(a, 0, r);
@@ -202,8 +386,14 @@ int main(void)
 	}
 	signal(SIGUSR2, SIG_DFL);
 	signal(SIGPIPE, SIG_DFL);
+}
 
-	/* actions run in order: dup then close the same number */
+/* actions run in order: dup then close the same number */
+TEST_F(probe, actions_run_in_order)
+{
+	struct run_result *r = self->r;
+	struct spawn_template_action a[4];
+
 	spawnkit_action_dup2(&a[0], 2, 9, 0);
 	spawnkit_action_close(&a[1], 9);
 	spawn_capture(t, argv_probe, environ, a, 2, SPAWNKIT_SPAWN_INHERIT_FDS, r);
@@ -212,9 +402,16 @@ int main(void)
 	spawnkit_action_dup2(&a[1], 2, 9, 0);
 	spawn_capture(t, argv_probe, environ, a, 2, SPAWNKIT_SPAWN_INHERIT_FDS, r);
 	CHECK_ERR(r->pid, EBADF);	/* 9 was not open to close */
+}
 
-	/* actions aimed at the template's own fd number still work: the
-	 * pinned executable moves out of their way (user backend) */
+/* actions aimed at the template's own fd number still work: the
+ * pinned executable moves out of their way (user backend) */
+TEST_F(probe, template_fd_number_is_free_for_actions)
+{
+	struct run_result *r = self->r;
+	struct spawn_template_action a[4];
+	int fd;
+
 	{
 		int xfd = spawnkit_template_fd(t);
 
@@ -257,11 +454,6 @@ int main(void)
 		CHECK(r->pid > 0 && r->status == 0 && has_line(r, "fd %d", xfd));
 		close(fd);
 	}
-
-	close(dfd);
-	rm_tmpdir(dir);
-	spawnkit_template_destroy(t);
-	free(r);
-	CHECK(no_children());
-	TEST_DONE();
 }
+
+TEST_HARNESS_MAIN

@@ -19,11 +19,10 @@ static int max_at(rlim_t soft)
 	return spawnkit_template_cache_max();
 }
 
-int main(void)
+/* An eighth of the fd limit, at least 4, at most 256; the constants. */
+TEST(bound_follows_fd_limit)
 {
 	struct rlimit saved;
-	struct spawnkit_template *t[64];
-	int n, i, fd;
 
 	getrlimit(RLIMIT_NOFILE, &saved);
 	CHECK_EQ(max_at(16), 4);
@@ -34,8 +33,17 @@ int main(void)
 		CHECK_EQ(max_at(4096), 256);
 	CHECK(SPAWNKIT_STALE_RETRIES >= 1);
 	CHECK(SPAWNKIT_TEMPLATE_CACHE_IDLE_SEC > 0);
+	setrlimit(RLIMIT_NOFILE, &saved);
+}
 
-	/* Under ulimit -n 256: a full cache, and fds are still there. */
+/* Under ulimit -n 256: a full cache, and fds are still there. */
+TEST(full_cache_leaves_fds)
+{
+	struct rlimit saved;
+	struct spawnkit_template *t[64];
+	int n, i, fd;
+
+	getrlimit(RLIMIT_NOFILE, &saved);
 	n = max_at(256);
 	CHECK(n > 0 && n <= 64);
 	for (i = 0; i < n && i < 64; i++)
@@ -50,5 +58,6 @@ int main(void)
 	for (i = 0; i < n && i < 64; i++)
 		spawnkit_template_destroy(t[i]);
 	setrlimit(RLIMIT_NOFILE, &saved);
-	TEST_DONE();
 }
+
+TEST_HARNESS_MAIN

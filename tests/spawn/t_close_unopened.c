@@ -13,33 +13,49 @@
 #include <spawn.h>
 #include "util.h"
 
-int main(void)
+static char *argv_q[] = { "probe", "--quiet", "--exit", "0", NULL };
+#define UNOPENED 987
+
+/* posix_spawn: the close of an fd that is not open is ignored */
+TEST(posix_spawn_ignores_close_of_unopened_fd)
 {
-	struct spawnkit_template *t = probe_template();
-	char *argv[] = { "probe", "--quiet", "--exit", "0", NULL };
-	struct spawn_template_action a;
 	posix_spawn_file_actions_t fa;
-	int fd = 987, st = -1, pidfd = -1;
+	int st = -1;
 	pid_t pid;
 
-	CHECK(fcntl(fd, F_GETFD) < 0 && errno == EBADF);	/* not open */
-
-	/* posix_spawn: the close is ignored, the child runs */
+	CHECK(fcntl(UNOPENED, F_GETFD) < 0 && errno == EBADF);	/* not open */
 	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addclose(&fa, fd);
-	CHECK_EQ(posix_spawn(&pid, probe_path(), &fa, NULL, argv, environ), 0);
+	posix_spawn_file_actions_addclose(&fa, UNOPENED);
+	CHECK_EQ(posix_spawn(&pid, probe_path(), &fa, NULL, argv_q, environ), 0);
 	CHECK_EQ(waitpid(pid, &st, 0), pid);
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	posix_spawn_file_actions_destroy(&fa);
+}
 
-	/* spawnkit CLOSE: EBADF, the child already reaped */
-	spawnkit_action_close(&a, fd);
-	CHECK_ERR(spawnkit_spawn(t, argv, environ, &a, 1, 0, &pidfd), EBADF);
+/* spawnkit CLOSE: EBADF, the child already reaped (deliberate) */
+TEST(close_of_unopened_fd_is_ebadf)
+{
+	struct spawnkit_template *t = probe_template();
+	struct spawn_template_action a;
+	int pidfd = -1;
+
+	CHECK(fcntl(UNOPENED, F_GETFD) < 0 && errno == EBADF);	/* not open */
+	spawnkit_action_close(&a, UNOPENED);
+	CHECK_ERR(spawnkit_spawn(t, argv_q, environ, &a, 1, 0, &pidfd), EBADF);
 	CHECK_EQ(pidfd, -1);
+	spawnkit_template_destroy(t);
+}
 
-	/* spawnkit CLOSE_RANGE(fd, fd): closes it if open, else nothing */
-	spawnkit_action_close_range(&a, fd, fd, 0);
-	pid = spawnkit_spawn(t, argv, environ, &a, 1, 0, &pidfd);
+/* spawnkit CLOSE_RANGE(fd, fd): closes it if open, else nothing */
+TEST(close_range_of_unopened_fd_is_nothing)
+{
+	struct spawnkit_template *t = probe_template();
+	struct spawn_template_action a;
+	int st = -1, pidfd = -1;
+	pid_t pid;
+
+	spawnkit_action_close_range(&a, UNOPENED, UNOPENED, 0);
+	pid = spawnkit_spawn(t, argv_q, environ, &a, 1, 0, &pidfd);
 	CHECK(pid > 0);
 	if (pid > 0) {
 		CHECK_EQ(spawnkit_pidfd_wait(pidfd, 0, &st), 1);
@@ -47,5 +63,6 @@ int main(void)
 		close(pidfd);
 	}
 	spawnkit_template_destroy(t);
-	TEST_DONE();
 }
+
+TEST_HARNESS_MAIN

@@ -21,7 +21,8 @@ static long mapped_bytes(void)
 	return pages * sysconf(_SC_PAGESIZE);
 }
 
-int main(void)
+/* Short of address space: -ENOMEM or made, never -EACCES; then made. */
+TEST(short_of_memory_is_enomem_never_eacces)
 {
 	const char *probe = probe_path();
 	struct spawnkit_template *t = NULL;
@@ -41,10 +42,11 @@ int main(void)
 		enomem += ret == -ENOMEM;
 		spawnkit_template_destroy(t);
 	}
-	/* and with room again it works */
+	/* and with room again it works, in the same process */
 	ret = spawnkit_template_create(probe, SPAWN_TEMPLATE_CREATE_CLOEXEC, &t);
 	CHECK_EQ(ret, 0);
 	spawnkit_template_destroy(t);
 	printf("%d of 20 creations under the limit gave ENOMEM\n", enomem);
-	TEST_DONE();
 }
+
+TEST_HARNESS_MAIN

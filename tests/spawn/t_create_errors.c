@@ -24,17 +24,31 @@ static void base(struct spawn_template_create_args *a, const char *path)
 	a->filename = (uintptr_t)path;
 }
 
-int main(void)
+/* A scratch directory; every case ends with the fds it started with. */
+FIXTURE(errs) {
+	char *dir;
+	int fds_before;
+};
+
+FIXTURE_SETUP(errs)
+{
+	self->fds_before = count_open_fds();
+	self->dir = make_tmpdir();
+}
+
+FIXTURE_TEARDOWN(errs)
+{
+	rm_tmpdir(self->dir);
+	CHECK_EQ(count_open_fds(), self->fds_before);
+}
+
+/* the good cases first, so the errors below mean something */
+TEST_F(errs, valid_args_by_path_fd_and_o_path)
 {
 	const char *probe = probe_path();
 	struct spawn_template_create_args a;
-	unsigned char big[8192];
-	struct spawnkit_template *t = NULL;
-	char *dir = make_tmpdir(), path[256];
-	void *unmapped;
-	int fd, i, fds_before = count_open_fds();
+	int fd;
 
-	/* the good cases first, so the errors below mean something */
 	base(&a, probe);
 	CHECK_EQ(create_args(&a, sizeof(a)), 0);
 	a.flags = 0;
@@ -48,8 +62,15 @@ int main(void)
 	a.execfd = fd;
 	CHECK_EQ(create_args(&a, sizeof(a)), 0);	/* O_PATH is enough to exec */
 	close(a.execfd);
+}
 
-	/* size: below VER0 EINVAL, above a page E2BIG, non-zero tail E2BIG */
+/* size: below VER0 EINVAL, above a page E2BIG, non-zero tail E2BIG */
+TEST_F(errs, args_size_rules)
+{
+	const char *probe = probe_path();
+	struct spawn_template_create_args a;
+	unsigned char big[8192];
+
 	base(&a, probe);
 	CHECK_ERR(create_args(&a, SPAWN_TEMPLATE_CREATE_ARGS_SIZE_VER0 - 8), EINVAL);
 	CHECK_ERR(create_args(&a, 0), EINVAL);
@@ -61,8 +82,15 @@ int main(void)
 	big[100] = 1;
 	CHECK_ERR(create_args((void *)big, 128), E2BIG);
 	CHECK_EQ(create_args((void *)big, 100), 0);	/* the byte is past size */
+}
 
-	/* flags, exec_flags, reserved, actions at create: EINVAL */
+/* flags, exec_flags, reserved, actions at create: EINVAL */
+TEST_F(errs, unknown_flags_reserved_and_actions_are_einval)
+{
+	const char *probe = probe_path();
+	struct spawn_template_create_args a;
+	int i;
+
 	base(&a, probe);
 	a.flags = 1ULL << 1;
 	CHECK_ERR(create_args(&a, sizeof(a)), EINVAL);
@@ -82,8 +110,14 @@ int main(void)
 	base(&a, probe);
 	a.actions_len = 1;
 	CHECK_ERR(create_args(&a, sizeof(a)), EINVAL);
+}
 
-	/* exactly one of execfd >= 0 and filename; no fd is -1 only */
+/* exactly one of execfd >= 0 and filename; "no fd" is -1 only */
+TEST_F(errs, exactly_one_of_execfd_and_filename)
+{
+	const char *probe = probe_path();
+	struct spawn_template_create_args a;
+
 	base(&a, probe);
 	a.execfd = 0;
 	CHECK_ERR(create_args(&a, sizeof(a)), EINVAL);
@@ -93,21 +127,43 @@ int main(void)
 	memset(&a, 0, sizeof(a));
 	a.execfd = -1;
 	CHECK_ERR(create_args(&a, sizeof(a)), EINVAL);
+}
 
-	/* the path must be absolute */
+/* the path must be absolute */
+TEST_F(errs, path_must_be_absolute)
+{
+	const char *probe = probe_path();
+	struct spawnkit_template *t = NULL;
+
 	CHECK_ERR(spawnkit_template_create("bin/true", 0, &t), EINVAL);
 	CHECK_ERR(spawnkit_template_create("./probe", 0, &t), EINVAL);
 	CHECK_ERR(spawnkit_template_create("", 0, &t), EINVAL);
 	CHECK_ERR(spawnkit_template_create(NULL, 0, &t), EINVAL);	/* neither given */
 	CHECK_ERR(spawnkit_template_create(probe, 0, NULL), EINVAL);
+}
 
-	/* bad fds: EBADF */
+/* bad fds: EBADF */
+TEST_F(errs, bad_fd_is_ebadf)
+{
+	const char *probe = probe_path();
+	struct spawnkit_template *t = NULL;
+	int fd;
+
 	CHECK_ERR(spawnkit_template_create_fd(1000000, 0, &t), EBADF);
 	fd = open(probe, O_RDONLY | O_CLOEXEC);
 	close(fd);
 	CHECK_ERR(spawnkit_template_create_fd(fd, 0, &t), EBADF);
+}
 
-	/* not a regular file, not executable: EACCES */
+/* not a regular file, not executable: EACCES */
+TEST_F(errs, non_regular_or_non_executable_is_eacces)
+{
+	const char *probe = probe_path();
+	const char *dir = self->dir;
+	struct spawnkit_template *t = NULL;
+	char path[256];
+	int fd;
+
 	CHECK_ERR(spawnkit_template_create("/tmp", 0, &t), EACCES);
 	CHECK_ERR(spawnkit_template_create("/dev/null", 0, &t), EACCES);
 	snprintf(path, sizeof(path), "%s/noexec-bits", dir);
@@ -127,9 +183,15 @@ int main(void)
 	/* by path too: no writer exists, so this must not block in open */
 	chmod(path, 0755);
 	CHECK_ERR(spawnkit_template_create(path, 0, &t), EACCES);
+}
 
-	/* a socket or a device at the path: EACCES, and never opened for
-	 * reading (/dev/ptmx would make a pty) */
+/* a socket or a device at the path: EACCES, and never opened for
+ * reading (/dev/ptmx would make a pty) */
+TEST_F(errs, socket_or_device_is_eacces_unopened)
+{
+	const char *dir = self->dir;
+	struct spawnkit_template *t = NULL;
+
 	{
 		struct sockaddr_un sun = { .sun_family = AF_UNIX };
 		int sfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -142,8 +204,17 @@ int main(void)
 		unlink(sun.sun_path);
 	}
 	CHECK_ERR(spawnkit_template_create("/dev/ptmx", 0, &t), EACCES);
+}
 
-	/* a noexec mount: EACCES (we run as root, so we can mount one) */
+/* a noexec mount: EACCES (we run as root, so we can mount one) */
+TEST_F(errs, noexec_mount_is_eacces)
+{
+	const char *probe = probe_path();
+	const char *dir = self->dir;
+	struct spawnkit_template *t = NULL;
+	char path[256];
+	int fd;
+
 	snprintf(path, sizeof(path), "%s/mnt", dir);
 	CHECK_EQ(mkdir(path, 0755), 0);
 	if (mount("spawnkit-test", path, "tmpfs", MS_NOEXEC, "size=16m") == 0) {
@@ -160,8 +231,18 @@ int main(void)
 		fprintf(stderr, "FAIL: cannot mount tmpfs (%s): root needed\n", strerror(errno));
 		CHECK(0);
 	}
+}
 
-	/* missing files: the errors of open(2) */
+/* missing files: the errors of open(2) */
+TEST_F(errs, missing_file_errors_of_open)
+{
+	const char *probe = probe_path();
+	const char *dir = self->dir;
+	struct spawnkit_template *t = NULL;
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/noexec-bits", dir);
+	copy_file(probe, path, 0644);
 	CHECK_ERR(spawnkit_template_create("/nonexistent/prog", 0, &t), ENOENT);
 	snprintf(path, sizeof(path), "%s/noexec-bits/x", dir);
 	CHECK_ERR(spawnkit_template_create(path, 0, &t), ENOTDIR);
@@ -173,8 +254,15 @@ int main(void)
 		longp[sizeof(longp) - 1] = '\0';
 		CHECK_ERR(spawnkit_template_create(longp, 0, &t), ENAMETOOLONG);
 	}
+}
 
-	/* bad pointers: EFAULT, not a crash */
+/* bad pointers: EFAULT, not a crash */
+TEST_F(errs, bad_pointers_are_efault)
+{
+	struct spawn_template_create_args a;
+	struct spawnkit_template *t = NULL;
+	void *unmapped;
+
 	unmapped = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	CHECK_ERR(spawnkit_template_create(unmapped, 0, &t), EFAULT);
 	CHECK_ERR(spawnkit_template_create((const char *)8, 0, &t), EFAULT);
@@ -192,8 +280,14 @@ int main(void)
 		munmap(two, 4096);
 	}
 	munmap(unmapped, 4096);
+}
 
-	/* CLOEXEC decides whether the template's fd survives exec */
+/* CLOEXEC decides whether the template's fd survives exec */
+TEST_F(errs, cloexec_decides_template_fd_flags)
+{
+	const char *probe = probe_path();
+	struct spawnkit_template *t = NULL;
+
 	CHECK_EQ(spawnkit_template_create(probe, SPAWN_TEMPLATE_CREATE_CLOEXEC, &t), 0);
 	CHECK_EQ(fcntl(spawnkit_template_fd(t), F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
 	spawnkit_template_destroy(t);
@@ -203,8 +297,6 @@ int main(void)
 	CHECK(!strcmp(spawnkit_template_path(t), probe));
 	spawnkit_template_destroy(t);
 	spawnkit_template_destroy(NULL);
-
-	rm_tmpdir(dir);
-	CHECK_EQ(count_open_fds(), fds_before);
-	TEST_DONE();
 }
+
+TEST_HARNESS_MAIN

@@ -91,18 +91,39 @@ static int in_child(enum change what)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-int main(void)
+/* One variant a credential change; in_child() says 0 when spawn's answer
+ * after that change was the expected one. */
+FIXTURE(creds) {
+	int unused;
+};
+
+FIXTURE_VARIANT(creds) {
+	enum change what;
+};
+
+FIXTURE_VARIANT_ADD(creds, same) { .what = SAME };
+FIXTURE_VARIANT_ADD(creds, setresuid_saved) { .what = SETRESUID };
+FIXTURE_VARIANT_ADD(creds, seteuid) { .what = SETEUID };
+FIXTURE_VARIANT_ADD(creds, setfsuid) { .what = SETFSUID };
+FIXTURE_VARIANT_ADD(creds, setresgid) { .what = SETRESGID };
+FIXTURE_VARIANT_ADD(creds, setgroups) { .what = SETGROUPS };
+FIXTURE_VARIANT_ADD(creds, capdrop) { .what = CAPDROP };
+FIXTURE_VARIANT_ADD(creds, changed_back) { .what = BACK_TO_SAME };
+
+FIXTURE_SETUP(creds)
 {
 	if (geteuid() != 0)
-		TEST_SKIP("needs root to change credentials");
-	CHECK_EQ(in_child(SAME), 0);
-	CHECK_EQ(in_child(SETRESUID), 0);
-	CHECK_EQ(in_child(SETEUID), 0);
-	CHECK_EQ(in_child(SETFSUID), 0);
-	CHECK_EQ(in_child(SETRESGID), 0);
-	CHECK_EQ(in_child(SETGROUPS), 0);
-	CHECK_EQ(in_child(CAPDROP), 0);
-	CHECK_EQ(in_child(BACK_TO_SAME), 0);
-	CHECK(no_children());
-	TEST_DONE();
+		SKIP("needs root to change credentials");
 }
+
+FIXTURE_TEARDOWN(creds)
+{
+	CHECK(no_children());
+}
+
+TEST_F(creds, spawn_accepts_only_unchanged_credentials)
+{
+	CHECK_EQ(in_child(variant->what), 0);
+}
+
+TEST_HARNESS_MAIN

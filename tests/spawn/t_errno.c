@@ -20,15 +20,33 @@ static int outcome(struct spawnkit_template *t, const struct spawn_template_acti
 	return wait_pidfd(pidfd);
 }
 
-int main(void)
-{
-	char *dir = make_tmpdir(), garbage[256];
+/* The probe's template and a scratch directory; no child left after. */
+FIXTURE(errs) {
 	struct spawnkit_template *t;
-	struct spawn_template_action a;
-	struct spawn_template_open o;
+	char *dir;
+};
+
+FIXTURE_SETUP(errs)
+{
+	self->dir = make_tmpdir();
+	self->t = probe_template();
+}
+
+FIXTURE_TEARDOWN(errs)
+{
+	spawnkit_template_destroy(self->t);
+	rm_tmpdir(self->dir);
+	CHECK(no_children());
+}
+
+/* ENOEXEC: executable bits on something that is no program */
+TEST_F(errs, enoexec_is_errno_or_126)
+{
+	const char *dir = self->dir;
+	struct spawnkit_template *t;	/* not the probe here */
+	char garbage[256];
 	int before;
 
-	/* ENOEXEC: executable bits on something that is no program */
 	snprintf(garbage, sizeof(garbage), "%s/garbage", dir);
 	write_file(garbage, "this is not an ELF file and has no #! line\n", 0755);
 	CHECK_EQ(spawnkit_template_create(garbage, SPAWN_TEMPLATE_CREATE_CLOEXEC, &t), 0);
@@ -38,14 +56,26 @@ int main(void)
 	CHECK_EQ(count_open_fds(), before);		/* pidfd closed */
 	CHECK_EQ(outcome(t, NULL, 0, SPAWNKIT_SPAWN_EXIT_STATUS), 126 << 8);
 	spawnkit_template_destroy(t);
+}
 
-	t = probe_template();
-	/* an action's ENOENT: 127 in the proposal's terms */
+/* an action's ENOENT: 127 in the proposal's terms */
+TEST_F(errs, action_enoent_is_errno_or_127)
+{
+	struct spawnkit_template *t = self->t;
+	struct spawn_template_action a;
+	struct spawn_template_open o;
+
 	spawnkit_action_open(&a, &o, AT_FDCWD, "/nonexistent", O_RDONLY, 0, 0);
 	CHECK_ERR(outcome(t, &a, 1, 0), ENOENT);
 	CHECK_EQ(outcome(t, &a, 1, SPAWNKIT_SPAWN_EXIT_STATUS), 127 << 8);
-	/* EACCES: 126 (root too cannot exec a file without x bits: here a
-	 * script's interpreter) */
+}
+
+/* EACCES: 126 (root too cannot exec a file without x bits: here a
+ * script's interpreter) */
+TEST_F(errs, eacces_is_errno_or_126)
+{
+	const char *dir = self->dir;
+
 	{
 		char interp[300], script[300], text[400];
 		struct spawnkit_template *ts;
@@ -62,7 +92,16 @@ int main(void)
 		unlink(interp);
 		unlink(script);
 	}
-	/* ENOTDIR: 1 */
+}
+
+/* ENOTDIR: 1 */
+TEST_F(errs, enotdir_is_errno_or_1)
+{
+	const char *dir = self->dir;
+	struct spawnkit_template *t = self->t;
+	struct spawn_template_action a;
+	struct spawn_template_open o;
+
 	{
 		char notdir[300];
 
@@ -73,11 +112,24 @@ int main(void)
 		CHECK_EQ(outcome(t, &a, 1, SPAWNKIT_SPAWN_EXIT_STATUS), 1 << 8);
 		unlink(notdir);
 	}
-	/* any other errno: 1 */
+}
+
+/* any other errno: 1 */
+TEST_F(errs, other_errno_is_errno_or_1)
+{
+	struct spawnkit_template *t = self->t;
+	struct spawn_template_action a;
+
 	spawnkit_action_dup2(&a, 900, 3, 0);
 	CHECK_ERR(outcome(t, &a, 1, 0), EBADF);
 	CHECK_EQ(outcome(t, &a, 1, SPAWNKIT_SPAWN_EXIT_STATUS), 1 << 8);
-	/* a program that exits 127 by itself is not an error */
+}
+
+/* a program that exits 127 by itself is not an error */
+TEST_F(errs, program_exiting_127_is_no_error)
+{
+	struct spawnkit_template *t = self->t;
+
 	{
 		char *argv_127[] = { "probe", "--quiet", "--exit", "127", NULL };
 		int pidfd;
@@ -87,11 +139,26 @@ int main(void)
 		if (pid > 0)
 			CHECK_EQ(wait_pidfd(pidfd), 127 << 8);
 	}
-	/* no pidfd wanted: the failed child is still reaped */
+}
+
+/* no pidfd wanted: the failed child is still reaped */
+TEST_F(errs, failed_child_reaped_without_pidfd)
+{
+	struct spawnkit_template *t = self->t;
+	struct spawn_template_action a;
+
 	spawnkit_action_dup2(&a, 900, 3, 0);
 	CHECK_ERR(spawnkit_spawn(t, argv_q, environ, &a, 1, 0, NULL), EBADF);
 	CHECK(no_children());
-	/* the library never touches errno, on success or failure */
+}
+
+/* the library never touches errno, on success or failure */
+TEST_F(errs, errno_untouched)
+{
+	struct spawnkit_template *t = self->t;
+	struct spawn_template_action a;
+
+	spawnkit_action_dup2(&a, 900, 3, 0);
 	{
 		struct spawnkit_template *t2;
 		int pidfd;
@@ -107,15 +174,18 @@ int main(void)
 		if (pid > 0)
 			wait_pidfd(pidfd);
 	}
-	/* ignoring SIGCHLD (children auto-reaped) does not break reporting */
+}
+
+/* ignoring SIGCHLD (children auto-reaped) does not break reporting */
+TEST_F(errs, sigchld_ignored_still_reports)
+{
+	struct spawnkit_template *t = self->t;
+	struct spawn_template_action a;
+
 	signal(SIGCHLD, SIG_IGN);
 	spawnkit_action_dup2(&a, 900, 3, 0);
 	CHECK_ERR(outcome(t, &a, 1, 0), EBADF);
 	signal(SIGCHLD, SIG_DFL);
-	spawnkit_template_destroy(t);
-
-	unlink(garbage);
-	rm_tmpdir(dir);
-	CHECK(no_children());
-	TEST_DONE();
 }
+
+TEST_HARNESS_MAIN

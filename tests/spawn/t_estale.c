@@ -19,17 +19,41 @@ static pid_t spawn_wait(struct spawnkit_template *t)
 	return pid;
 }
 
-int main(void)
+/* A copy of the probe at dir/prog; every case ends with the fds it
+ * started with and no child left. */
+FIXTURE(stale) {
+	char *dir;
+	char prog[256], other[256];
+	int fds_before;
+};
+
+FIXTURE_SETUP(stale)
 {
-	char *dir = make_tmpdir(), prog[256], other[256];
-	struct spawnkit_template *t, *tfd;
-	int fd, before = count_open_fds();
+	self->fds_before = count_open_fds();
+	self->dir = make_tmpdir();
+	snprintf(self->prog, sizeof(self->prog), "%s/prog", self->dir);
+	snprintf(self->other, sizeof(self->other), "%s/new", self->dir);
+	copy_file(probe_path(), self->prog, 0755);
+}
 
-	snprintf(prog, sizeof(prog), "%s/prog", dir);
-	snprintf(other, sizeof(other), "%s/new", dir);
+FIXTURE_TEARDOWN(stale)
+{
+	unlink(self->prog);
+	rm_tmpdir(self->dir);
+	CHECK_EQ(count_open_fds(), self->fds_before);
+	CHECK(no_children());
+}
 
-	/* rename-over: the path names another file; the fd template's file
-	 * lost its name (unlink moves its ctime), so both are stale */
+/* rename-over: the path names another file; the fd template's file
+ * lost its name (unlink moves its ctime), so both are stale */
+TEST_F(stale, rename_over_makes_stale_and_new_template_works)
+{
+	const char *prog = self->prog;
+	const char *other = self->other;
+	struct spawnkit_template *t;
+	struct spawnkit_template *tfd;
+	int fd;
+
 	copy_file(probe_path(), prog, 0755);
 	CHECK_EQ(spawnkit_template_create(prog, SPAWN_TEMPLATE_CREATE_CLOEXEC, &t), 0);
 	fd = open(prog, O_RDONLY | O_CLOEXEC);
@@ -44,17 +68,33 @@ int main(void)
 	spawnkit_template_destroy(t);
 	CHECK_EQ(spawnkit_template_create(prog, SPAWN_TEMPLATE_CREATE_CLOEXEC, &t), 0);
 	CHECK(spawn_wait(t) > 0);		/* the runtime's recovery */
+	spawnkit_template_destroy(t);
+	spawnkit_template_destroy(tfd);
+}
 
-	/* the path removed: stale */
+/* the path removed: stale */
+TEST_F(stale, removed_path_makes_stale)
+{
+	const char *prog = self->prog;
+	struct spawnkit_template *t;
+
+	CHECK_EQ(spawnkit_template_create(prog, SPAWN_TEMPLATE_CREATE_CLOEXEC, &t), 0);
 	CHECK_EQ(unlink(prog), 0);
 	CHECK_ERR(spawn_wait(t), ESTALE);
 	spawnkit_template_destroy(t);
-	spawnkit_template_destroy(tfd);
+}
 
-	/* in-place write: kernel refuses the writer, user backend goes stale.
-	 * The user backend sees a write through ctime/mtime; before 6.13 those
-	 * are clock-tick grained, so the write must come a tick after the
-	 * file's last change for stat to show it (a documented limit). */
+/* in-place write: kernel refuses the writer, user backend goes stale.
+ * The user backend sees a write through ctime/mtime; before 6.13 those
+ * are clock-tick grained, so the write must come a tick after the
+ * file's last change for stat to show it (a documented limit). */
+TEST_F(stale, in_place_write_refused_or_stale)
+{
+	const char *prog = self->prog;
+	struct spawnkit_template *t;
+	struct spawnkit_template *tfd;
+	int fd;
+
 	copy_file(probe_path(), prog, 0755);
 	usleep(50 * 1000);
 	CHECK_EQ(spawnkit_template_create(prog, SPAWN_TEMPLATE_CREATE_CLOEXEC, &t), 0);
@@ -82,9 +122,16 @@ int main(void)
 	}
 	spawnkit_template_destroy(t);
 	spawnkit_template_destroy(tfd);
+}
 
-	/* the pinned fd closed behind the library's back and its number
-	 * reused for another executable: never run that one */
+/* the pinned fd closed behind the library's back and its number
+ * reused for another executable: never run that one */
+TEST_F(stale, reused_fd_number_never_runs_other_file)
+{
+	const char *prog = self->prog;
+	struct spawnkit_template *t;
+	int fd;
+
 	CHECK_EQ(spawnkit_template_create(prog, SPAWN_TEMPLATE_CREATE_CLOEXEC, &t), 0);
 	if (!is_kernel(t)) {
 		int xfd = spawnkit_template_fd(t);
@@ -99,8 +146,14 @@ int main(void)
 		CHECK_ERR(spawn_wait(t), ESTALE);
 	}
 	spawnkit_template_destroy(t);
+}
 
-	/* chmod and chown are changes of identity too */
+/* chmod and chown are changes of identity too */
+TEST_F(stale, chmod_and_chown_make_stale)
+{
+	const char *prog = self->prog;
+	struct spawnkit_template *t;
+
 	CHECK_EQ(spawnkit_template_create(prog, SPAWN_TEMPLATE_CREATE_CLOEXEC, &t), 0);
 	CHECK(spawn_wait(t) > 0);
 	CHECK_EQ(chmod(prog, 0700), 0);
@@ -110,8 +163,14 @@ int main(void)
 	CHECK_EQ(chown(prog, 1, 1), 0);
 	CHECK_ERR(spawn_wait(t), ESTALE);
 	spawnkit_template_destroy(t);
+}
 
-	/* only a touch of atime is not a change */
+/* a touch of atime alone is a change too: utimensat moves the ctime */
+TEST_F(stale, atime_touch_makes_stale)
+{
+	const char *prog = self->prog;
+	struct spawnkit_template *t;
+
 	CHECK_EQ(chown(prog, 0, 0), 0);
 	CHECK_EQ(chmod(prog, 0755), 0);
 	CHECK_EQ(spawnkit_template_create(prog, SPAWN_TEMPLATE_CREATE_CLOEXEC, &t), 0);
@@ -121,13 +180,8 @@ int main(void)
 
 		CHECK_EQ(utimensat(AT_FDCWD, prog, ts, 0), 0);
 	}
-	/* utimensat of atime alone still updates ctime (kernel rule) */
 	CHECK_ERR(spawn_wait(t), ESTALE);
 	spawnkit_template_destroy(t);
-
-	unlink(prog);
-	rm_tmpdir(dir);
-	CHECK_EQ(count_open_fds(), before);
-	CHECK(no_children());
-	TEST_DONE();
 }
+
+TEST_HARNESS_MAIN

@@ -31,7 +31,8 @@ static long val(const struct run_result *r, const char *key)
 	return -12345;
 }
 
-int main(void)
+/* (merged from main as one program; one case until split by behaviour) */
+TEST(ext_actions)
 {
 	struct spawn_template_action a[3];
 	struct spawn_template_rlimit rl = { 64, 64 }, core0 = { 0, 0 }, bad = { 10, 5 };
@@ -42,7 +43,7 @@ int main(void)
 	ret = spawnkit_template_create(helper_path("attrs"), SPAWN_TEMPLATE_CREATE_CLOEXEC, &t);
 	if (ret) {
 		fprintf(stderr, "template of attrs: %s\n", strerror(-ret));
-		return 2;
+		ASSERT_TRUE(0);	/* no template of attrs */
 	}
 
 	/* no action: the child shares our session and group */
@@ -193,5 +194,6 @@ int main(void)
 	}
 	spawnkit_template_destroy(t);
 	free(r);
-	TEST_DONE();
 }
+
+TEST_HARNESS_MAIN

@@ -2,40 +2,80 @@
 /* Default fd closing vs INHERIT_FDS, checked from inside the child. */
 #include "util.h"
 
-int main(void)
+/*
+ * The probe's template and, as a careless parent leaves them, four
+ * inheritable fds (one at a high number) and an O_CLOEXEC one.  Every case
+ * ends with the parent's table as it was (spawning changes nothing in it).
+ */
+FIXTURE(fds) {
+	struct spawnkit_template *t;
+	struct run_result *r;
+	int keep[4], cloexec, inheritable, before;
+};
+
+FIXTURE_SETUP(fds)
 {
-	struct spawnkit_template *t = probe_template();
-	struct run_result *r = malloc(sizeof(*r));
-	char *argv_probe[] = { "probe", NULL };
-	int keep[4], cloexec, i, xfd = spawnkit_template_fd(t), before, inheritable = 0;
 	struct dirent *de;
 	DIR *d;
+	int i;
 
+	self->t = probe_template();
+	self->r = malloc(sizeof(*self->r));
+	ASSERT_TRUE(self->r != NULL);
 	/* what this process inherited itself (a test runner may leave some) */
 	d = opendir("/proc/self/fd");
+	ASSERT_TRUE(d != NULL);
 	while ((de = readdir(d)))
 		if (de->d_name[0] != '.' && atoi(de->d_name) != dirfd(d) &&
 		    !(fcntl(atoi(de->d_name), F_GETFD) & FD_CLOEXEC))
-			inheritable++;
+			self->inheritable++;
 	closedir(d);
-
-	/* inheritable fds (no O_CLOEXEC), as a careless parent leaves them */
 	for (i = 0; i < 4; i++)
-		keep[i] = open("/dev/null", O_RDONLY);
-	cloexec = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	i = keep[3];
-	keep[3] = dup2(i, 200);		/* a high number too */
+		self->keep[i] = open("/dev/null", O_RDONLY);
+	self->cloexec = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	i = self->keep[3];
+	self->keep[3] = dup2(i, 200);		/* a high number too */
 	close(i);
-	before = count_open_fds();
+	self->before = count_open_fds();
+}
 
-	/* default: the child starts with exactly 0, 1, 2 */
+FIXTURE_TEARDOWN(fds)
+{
+	CHECK_EQ(count_open_fds(), self->before);
+	for (int i = 0; i < 4; i++)
+		close(self->keep[i]);
+	close(self->cloexec);
+	spawnkit_template_destroy(self->t);
+	free(self->r);
+	CHECK(no_children());
+}
+
+/* default: the child starts with exactly 0, 1, 2 */
+TEST_F(fds, default_child_has_only_0_1_2)
+{
+	struct spawnkit_template *t = self->t;
+	struct run_result *r = self->r;
+	char *argv_probe[] = { "probe", NULL };
+
 	spawn_capture(t, argv_probe, environ, NULL, 0, 0, r);
 	CHECK(r->pid > 0 && r->status == 0);
 	CHECK_EQ(fd_lines(r), 3);
 	CHECK(has_line(r, "fd 0") && has_line(r, "fd 1") && has_line(r, "fd 2"));
+}
 
-	/* INHERIT_FDS: the inheritable ones stay, O_CLOEXEC ones and the
-	 * template's own fd do not */
+/* INHERIT_FDS: the inheritable ones stay, O_CLOEXEC ones and the
+ * template's own fd do not */
+TEST_F(fds, inherit_fds_keeps_inheritable_only)
+{
+	struct spawnkit_template *t = self->t;
+	struct run_result *r = self->r;
+	char *argv_probe[] = { "probe", NULL };
+	int *keep = self->keep;
+	int cloexec = self->cloexec;
+	int inheritable = self->inheritable;
+	int xfd = spawnkit_template_fd(self->t);
+	int i;
+
 	spawn_capture(t, argv_probe, environ, NULL, 0, SPAWNKIT_SPAWN_INHERIT_FDS, r);
 	CHECK(r->pid > 0 && r->status == 0);
 	for (i = 0; i < 4; i++)
@@ -43,9 +83,15 @@ int main(void)
 	CHECK(!has_line(r, "fd %d", cloexec));
 	CHECK(!has_line(r, "fd %d", xfd));
 	CHECK_EQ(fd_lines(r), inheritable + 4);
+}
 
-	/* a template made without CLOEXEC: INHERIT_FDS passes its fd on
-	 * (user backend: the pinned executable; kernel: the template fd) */
+/* a template made without CLOEXEC: INHERIT_FDS passes its fd on
+ * (user backend: the pinned executable; kernel: the template fd) */
+TEST_F(fds, template_without_cloexec_passes_its_fd)
+{
+	struct run_result *r = self->r;
+	char *argv_probe[] = { "probe", NULL };
+
 	{
 		struct spawnkit_template *t2;
 
@@ -65,9 +111,15 @@ int main(void)
 		}
 		spawnkit_template_destroy(t2);
 	}
+}
 
-	/* with stdin closed in the parent, 0..2 are still the caller's: the
-	 * template's fd never lands there */
+/* with stdin closed in the parent, 0..2 are still the caller's: the
+ * template's fd never lands there */
+TEST_F(fds, template_fd_never_lands_on_0_to_2)
+{
+	struct run_result *r = self->r;
+	char *argv_probe[] = { "probe", NULL };
+
 	{
 		struct spawnkit_template *t3;
 		int saved = dup(0);
@@ -81,10 +133,16 @@ int main(void)
 		dup2(saved, 0);
 		close(saved);
 	}
+}
 
-	/* the child copies only the fds its actions name (it shares the
-	 * table until then): a high fd named by an action still arrives, and
-	 * the parent's table is untouched by the child's actions */
+/* the child copies only the fds its actions name (it shares the
+ * table until then): a high fd named by an action still arrives, and
+ * the parent's table is untouched by the child's actions */
+TEST_F(fds, child_copies_only_fds_actions_name)
+{
+	struct spawnkit_template *t = self->t;
+	struct run_result *r = self->r;
+
 	{
 		char *cat[] = { "probe", "--quiet", "--cat", "0", NULL };
 		int p[2], hi;
@@ -108,14 +166,6 @@ int main(void)
 		close(hi);
 		close(p[0]);
 	}
-
-	/* spawning changed nothing in the parent's table */
-	CHECK_EQ(count_open_fds(), before);
-	for (i = 0; i < 4; i++)
-		close(keep[i]);
-	close(cloexec);
-	spawnkit_template_destroy(t);
-	free(r);
-	CHECK(no_children());
-	TEST_DONE();
 }
+
+TEST_HARNESS_MAIN

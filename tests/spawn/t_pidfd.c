@@ -3,18 +3,36 @@
 #include <poll.h>
 #include "util.h"
 
-int main(void)
+/* The probe's template and /dev/null; no child left after a case. */
+FIXTURE(pidfd) {
+	struct spawnkit_template *t;
+	int null;
+};
+
+FIXTURE_SETUP(pidfd)
 {
-	struct spawnkit_template *t = probe_template();
+	self->t = probe_template();
+	self->null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	ASSERT_GE(self->null, 0);
+}
+
+FIXTURE_TEARDOWN(pidfd)
+{
+	close(self->null);
+	spawnkit_template_destroy(self->t);
+	CHECK(no_children());
+}
+
+/* waitid(P_PIDFD) sees the child's exit status */
+TEST_F(pidfd, waitid_sees_exit_status)
+{
+	struct spawnkit_template *t = self->t;
 	char *argv_exit[] = { "probe", "--quiet", "--exit", "42", NULL };
-	char *argv_sleep[] = { "probe", "--sleep", "30", NULL };
-	int pidfd = -1, null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	struct spawn_template_action a;
+	int pidfd = -1;
 	struct pollfd pfd;
 	siginfo_t si;
 	pid_t pid;
 
-	/* waitid(P_PIDFD) sees the child's exit status */
 	pid = spawnkit_spawn(t, argv_exit, environ, NULL, 0, 0, &pidfd);
 	CHECK(pid > 0 && pidfd > 2);
 	CHECK_EQ(fcntl(pidfd, F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
@@ -27,8 +45,21 @@ int main(void)
 	CHECK_EQ(si.si_code, CLD_EXITED);
 	CHECK_EQ(si.si_status, 42);
 	close(pidfd);
+}
 
-	/* the pidfd is the child: pidfd_send_signal kills it */
+/* the pidfd is the child: pidfd_send_signal kills it */
+TEST_F(pidfd, pidfd_send_signal_kills_child)
+{
+	struct spawnkit_template *t = self->t;
+	char *argv_sleep[] = { "probe", "--sleep", "30", NULL };
+	int pidfd = -1;
+	int null = self->null;
+	struct spawn_template_action a;
+	struct pollfd pfd;
+	siginfo_t si;
+	pid_t pid;
+
+	pfd.events = POLLIN;
 	spawnkit_action_dup2(&a, null, 1, 0);
 	pid = spawnkit_spawn(t, argv_sleep, environ, &a, 1, 0, &pidfd);
 	CHECK(pid > 0);
@@ -40,8 +71,19 @@ int main(void)
 	CHECK_EQ(si.si_code, CLD_KILLED);
 	CHECK_EQ(si.si_status, SIGKILL);
 	close(pidfd);
+}
 
-	/* pid matches the pidfd's (Pid: line of its fdinfo) */
+/* pid matches the pidfd's (Pid: line of its fdinfo) */
+TEST_F(pidfd, pid_matches_pidfd)
+{
+	struct spawnkit_template *t = self->t;
+	char *argv_sleep[] = { "probe", "--sleep", "30", NULL };
+	int pidfd = -1;
+	int null = self->null;
+	struct spawn_template_action a;
+	pid_t pid;
+
+	spawnkit_action_dup2(&a, null, 1, 0);
 	pid = spawnkit_spawn(t, argv_sleep, environ, &a, 1, 0, &pidfd);
 	{
 		char path[64], buf[512];
@@ -57,9 +99,17 @@ int main(void)
 	}
 	syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
 	CHECK_EQ(wait_pidfd(pidfd), SIGKILL);
+}
 
-	/* the child's own pidfd takes the parent's lowest free number; to
-	 * the child's actions that number is as closed as it was before */
+/* the child's own pidfd takes the parent's lowest free number; to
+ * the child's actions that number is as closed as it was before */
+TEST_F(pidfd, pidfd_number_closed_to_actions)
+{
+	struct spawnkit_template *t = self->t;
+	char *argv_exit[] = { "probe", "--quiet", "--exit", "42", NULL };
+	int pidfd = -1;
+	struct spawn_template_action a;
+
 	{
 		int lowest = open("/dev/null", O_RDONLY | O_CLOEXEC);
 
@@ -69,8 +119,15 @@ int main(void)
 		spawnkit_action_close(&a, lowest);
 		CHECK_ERR(spawnkit_spawn(t, argv_exit, environ, &a, 1, 0, &pidfd), EBADF);
 	}
+}
 
-	/* pidfd == NULL: the library closes it, the caller reaps by pid */
+/* pidfd == NULL: the library closes it, the caller reaps by pid */
+TEST_F(pidfd, null_pidfd_reaped_by_pid)
+{
+	struct spawnkit_template *t = self->t;
+	char *argv_exit[] = { "probe", "--quiet", "--exit", "42", NULL };
+	pid_t pid;
+
 	{
 		int before = count_open_fds(), status;
 
@@ -80,9 +137,6 @@ int main(void)
 		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 42);
 		CHECK_EQ(count_open_fds(), before);
 	}
-
-	close(null);
-	spawnkit_template_destroy(t);
-	CHECK(no_children());
-	TEST_DONE();
 }
+
+TEST_HARNESS_MAIN

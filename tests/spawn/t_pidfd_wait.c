@@ -81,20 +81,17 @@ static void stolen(struct spawnkit_template *t, int keeps, const char *how)
 	close(pidfd);
 }
 
-int main(void)
+/* An exit code; asked again, the same status where the kernel kept it. */
+TEST(exit_status_and_asked_again)
 {
 	struct spawnkit_template *t = probe_template();
-	char *argv_sleep[] = { "probe", "--sleep", "30", NULL };
 	int keeps = kernel_keeps_status(), pidfd = -1, st = -1;
-	struct sigaction sa, old;
 	pid_t pid;
 
-	/* the plain cases: an exit code, a signal, still running */
 	pid = start(t, "5", &pidfd);
 	CHECK(pid > 0);
 	CHECK_EQ(spawnkit_pidfd_wait(pidfd, 0, &st), 1);
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 5);
-	/* asked again: the same status where the kernel kept it */
 	st = -1;
 	if (keeps) {
 		CHECK_EQ(spawnkit_pidfd_wait(pidfd, 0, &st), 1);
@@ -103,6 +100,16 @@ int main(void)
 		CHECK_ERR(spawnkit_pidfd_wait(pidfd, 0, &st), ECHILD);
 	}
 	close(pidfd);
+	printf("kernel keeps exit status on pidfds: %s\n", keeps ? "yes" : "no");
+}
+
+/* Still running (WNOHANG), bad arguments, then a signal. */
+TEST(running_bad_arguments_then_signal)
+{
+	struct spawnkit_template *t = probe_template();
+	char *argv_sleep[] = { "probe", "--sleep", "30", NULL };
+	int pidfd = -1, st = -1;
+	pid_t pid;
 
 	pid = spawnkit_spawn(t, argv_sleep, environ, NULL, 0, 0, &pidfd);
 	CHECK(pid > 0);
@@ -114,11 +121,21 @@ int main(void)
 	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
 	close(pidfd);
 	CHECK_ERR(spawnkit_pidfd_wait(1000, 0, &st), EBADF);	/* not open */
+}
 
-	/* taken by a plain waitpid elsewhere in the program */
-	stolen(t, keeps, "waitpid");
+/* taken by a plain waitpid elsewhere in the program */
+TEST(status_taken_by_waitpid)
+{
+	stolen(probe_template(), kernel_keeps_status(), "waitpid");
+}
 
-	/* taken by a SIGCHLD handler that reaps everything */
+/* taken by a SIGCHLD handler that reaps everything */
+TEST(status_taken_by_sigchld_handler)
+{
+	struct spawnkit_template *t = probe_template();
+	int keeps = kernel_keeps_status();	/* before the handler reaps */
+	struct sigaction sa, old;
+
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = reap_all;
 	sa.sa_flags = SA_RESTART;
@@ -126,12 +143,17 @@ int main(void)
 	stolen(t, keeps, "handler");
 	CHECK(reaped > 0);
 	sigaction(SIGCHLD, &old, NULL);
+}
 
-	/* SIGCHLD ignored: the kernel reaps at exit */
+/* SIGCHLD ignored: the kernel reaps at exit */
+TEST(status_gone_with_sigchld_ignored)
+{
+	struct spawnkit_template *t = probe_template();
+	int keeps = kernel_keeps_status();	/* before SIGCHLD is ignored */
+
 	signal(SIGCHLD, SIG_IGN);
 	stolen(t, keeps, "ignored");
 	signal(SIGCHLD, SIG_DFL);
-
-	printf("kernel keeps exit status on pidfds: %s\n", keeps ? "yes" : "no");
-	TEST_DONE();
 }
+
+TEST_HARNESS_MAIN

@@ -33,56 +33,105 @@ static long stat_field(pid_t pid, int n)
 	return v;
 }
 
-int main(void)
-{
-	struct spawnkit_template *t = probe_template();
-	char *argv[] = { "probe", "--sleep", "30", NULL };
-	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+static char *argv_sleep[] = { "probe", "--sleep", "30", NULL };
+
+/* The probe's template and a stdout-to-/dev/null action. */
+FIXTURE(sess) {
+	struct spawnkit_template *t;
 	struct spawn_template_action a;
+	int null;
+};
+
+FIXTURE_SETUP(sess)
+{
+	self->t = probe_template();
+	self->null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	ASSERT_GE(self->null, 0);
+	spawnkit_action_dup2(&self->a, self->null, 1, 0);
+}
+
+FIXTURE_TEARDOWN(sess)
+{
+	CHECK(no_children());
+	close(self->null);
+	spawnkit_template_destroy(self->t);
+}
+
+/* Start argv_sleep with flags, check it with check(), kill and reap it. */
+static void sleeper(FIXTURE_DATA(sess) *self, unsigned int flags, void (*check)(pid_t))
+{
 	int pidfd = -1;
-	pid_t pid;
+	pid_t pid = spawnkit_spawn(self->t, argv_sleep, environ, &self->a, 1, flags, &pidfd);
 
-	spawnkit_action_dup2(&a, null, 1, 0);
-	if (is_kernel(t)) {
-		CHECK_ERR(spawnkit_spawn(t, argv, environ, &a, 1, SPAWNKIT_SPAWN_SETSID, &pidfd), EOPNOTSUPP);
-		CHECK_EQ(pidfd, -1);
-		CHECK(no_children());
-		spawnkit_template_destroy(t);
-		TEST_DONE();
-	}
+	ASSERT_GT(pid, 0);
+	check(pid);
+	syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+	CHECK_EQ(wait_pidfd(pidfd), SIGKILL);
+	close(pidfd);
+}
 
-	/* with the flag: session id and process group are the child's pid */
-	pid = spawnkit_spawn(t, argv, environ, &a, 1, SPAWNKIT_SPAWN_SETSID, &pidfd);
-	CHECK(pid > 0);
+static void leads_own_session(pid_t pid)
+{
 	CHECK_EQ(stat_field(pid, 6), pid);	/* session */
 	CHECK_EQ(stat_field(pid, 5), pid);	/* process group */
 	CHECK_EQ(getsid(pid), pid);
-	syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
-	CHECK_EQ(wait_pidfd(pidfd), SIGKILL);
-	close(pidfd);
+}
 
-	/* without it: ours */
-	pid = spawnkit_spawn(t, argv, environ, &a, 1, 0, &pidfd);
-	CHECK(pid > 0);
+static void in_our_session(pid_t pid)
+{
 	CHECK_EQ(stat_field(pid, 6), getsid(0));
 	CHECK_EQ(stat_field(pid, 5), getpgrp());
-	syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
-	CHECK_EQ(wait_pidfd(pidfd), SIGKILL);
-	close(pidfd);
-
-	/* with INHERIT_FDS too (the fd table is copied, not shared) */
-	pid = spawnkit_spawn(t, argv, environ, &a, 1,
-			     SPAWNKIT_SPAWN_SETSID | SPAWNKIT_SPAWN_INHERIT_FDS, &pidfd);
-	CHECK(pid > 0);
-	CHECK_EQ(getsid(pid), pid);
-	syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
-	CHECK_EQ(wait_pidfd(pidfd), SIGKILL);
-	close(pidfd);
-
-	/* an unknown flag bit is still EINVAL */
-	CHECK_ERR(spawnkit_spawn(t, argv, environ, &a, 1, 1U << 7, &pidfd), EINVAL);
-	CHECK(no_children());
-	close(null);
-	spawnkit_template_destroy(t);
-	TEST_DONE();
 }
+
+static void session_of_its_own(pid_t pid)
+{
+	CHECK_EQ(getsid(pid), pid);
+}
+
+TEST_F(sess, kernel_backend_refuses_setsid)
+{
+	int pidfd = -1;
+
+	if (!is_kernel(self->t))
+		SKIP("the user backend has SETSID");
+	CHECK_ERR(spawnkit_spawn(self->t, argv_sleep, environ, &self->a, 1,
+				 SPAWNKIT_SPAWN_SETSID, &pidfd), EOPNOTSUPP);
+	CHECK_EQ(pidfd, -1);
+}
+
+/* with the flag: session id and process group are the child's pid */
+TEST_F(sess, setsid_child_leads_its_session)
+{
+	if (is_kernel(self->t))
+		SKIP("the kernel backend has no SETSID");
+	sleeper(self, SPAWNKIT_SPAWN_SETSID, leads_own_session);
+}
+
+/* without it: ours */
+TEST_F(sess, without_setsid_child_is_in_ours)
+{
+	if (is_kernel(self->t))
+		SKIP("the kernel backend has no SETSID");
+	sleeper(self, 0, in_our_session);
+}
+
+/* with INHERIT_FDS too (the fd table is copied, not shared) */
+TEST_F(sess, setsid_with_inherit_fds)
+{
+	if (is_kernel(self->t))
+		SKIP("the kernel backend has no SETSID");
+	sleeper(self, SPAWNKIT_SPAWN_SETSID | SPAWNKIT_SPAWN_INHERIT_FDS, session_of_its_own);
+}
+
+/* an unknown flag bit is still EINVAL */
+TEST_F(sess, unknown_flag_is_einval)
+{
+	int pidfd = -1;
+
+	if (is_kernel(self->t))
+		SKIP("the kernel backend has no SETSID");
+	CHECK_ERR(spawnkit_spawn(self->t, argv_sleep, environ, &self->a, 1, 1U << 7, &pidfd),
+		  EINVAL);
+}
+
+TEST_HARNESS_MAIN

@@ -50,29 +50,54 @@ static void act(struct spawn_template_action *x, uint32_t type, uint32_t flags,
 	x->arg = arg;
 }
 
-int main(void)
+/* The probe's template (t) and an unmapped page; every case ends with
+ * the fds it started with and no child left. */
+FIXTURE(args) {
+	void *unmapped;
+	int fds_before;
+};
+
+FIXTURE_SETUP(args)
+{
+	t = probe_template();
+	self->fds_before = count_open_fds();
+	self->unmapped = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(self->unmapped != MAP_FAILED);
+}
+
+FIXTURE_TEARDOWN(args)
+{
+	munmap(self->unmapped, 4096);
+	spawnkit_template_destroy(t);
+	CHECK(no_children());
+	CHECK_EQ(count_open_fds(), self->fds_before - 1);	/* minus the template's */
+}
+
+TEST_F(args, valid_args_spawn)
 {
 	struct spawn_template_spawn_args a;
-	struct spawn_template_action x, many[SPAWN_TEMPLATE_ACTIONS_MAX + 1];
-	struct spawn_template_open o;
-	struct spawn_template_sigset ss;
-	uint64_t set = 0;
-	unsigned char big[8192];
-	void *unmapped;
-	int i, fds_before;
-
-	t = probe_template();
-	fds_before = count_open_fds();
-	unmapped = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	base(&a);
 	CHECK(spawn_raw(&a, sizeof(a)) > 0);
+}
 
-	/* template */
+/* template */
+TEST_F(args, null_template_is_einval)
+{
+	struct spawn_template_spawn_args a;
+
 	CHECK_ERR(spawnkit_spawn_args(NULL, &a, sizeof(a)), EINVAL);
 	CHECK_ERR(spawnkit_spawn(NULL, argv_probe, environ, NULL, 0, 0, NULL), EINVAL);
+}
 
-	/* size rules */
+/* size rules */
+TEST_F(args, args_size_rules)
+{
+	struct spawn_template_spawn_args a;
+	unsigned char big[8192];
+	void *unmapped = self->unmapped;
+
+	base(&a);
 	CHECK_ERR(spawn_raw(&a, SPAWN_TEMPLATE_SPAWN_ARGS_SIZE_VER0 - 1), EINVAL);
 	memset(big, 0, sizeof(big));
 	memcpy(big, &a, sizeof(a));
@@ -81,8 +106,14 @@ int main(void)
 	big[150] = 7;
 	CHECK_ERR(spawn_raw((void *)big, 200), E2BIG);
 	CHECK_ERR(spawnkit_spawn_args(t, unmapped, sizeof(a)), EFAULT);
+}
 
-	/* flags, pidfd, reserved */
+/* flags, pidfd, reserved */
+TEST_F(args, unknown_flags_pidfd_0_and_reserved_are_einval)
+{
+	struct spawn_template_spawn_args a;
+	int i;
+
 	base(&a);
 	a.flags |= 1ULL << 2;
 	CHECK_ERR(spawn_raw(&a, sizeof(a)), EINVAL);
@@ -95,8 +126,16 @@ int main(void)
 		CHECK_ERR(spawn_raw(&a, sizeof(a)), EINVAL);
 	}
 	CHECK_ERR(spawnkit_spawn(t, argv_probe, environ, NULL, 0, 1U << 5, NULL), EINVAL);
+}
 
-	/* action counts: > 256 E2BIG, a count without an array EINVAL */
+/* action counts: > 256 E2BIG, a count without an array EINVAL */
+TEST_F(args, action_count_rules)
+{
+	struct spawn_template_spawn_args a;
+	struct spawn_template_action many[SPAWN_TEMPLATE_ACTIONS_MAX + 1];
+	void *unmapped = self->unmapped;
+	int i;
+
 	base(&a);
 	a.actions_len = 1;
 	CHECK_ERR(spawn_raw(&a, sizeof(a)), EINVAL);
@@ -113,8 +152,13 @@ int main(void)
 	a.actions = (uintptr_t)unmapped;
 	a.actions_len = 2;
 	CHECK_ERR(spawn_raw(&a, sizeof(a)), EFAULT);
+}
 
-	/* every field an action type does not use must be zero */
+/* every field an action type does not use must be zero */
+TEST_F(args, unused_fields_of_close_dup2_fchdir_must_be_zero)
+{
+	struct spawn_template_action x;
+
 	act(&x, 99, 0, 0, 0, 0);
 	CHECK_ERR(one(&x), EINVAL);
 	act(&x, SPAWN_TEMPLATE_ACTION_CLOSE, 0, -1, 0, 0);
@@ -141,6 +185,13 @@ int main(void)
 	CHECK_ERR(one(&x), EINVAL);
 	act(&x, SPAWN_TEMPLATE_ACTION_FCHDIR, 1, 0, 0, 0);
 	CHECK_ERR(one(&x), EINVAL);
+}
+
+TEST_F(args, open_action_rules)
+{
+	struct spawn_template_action x;
+	struct spawn_template_open o;
+	void *unmapped = self->unmapped;
 
 	memset(&o, 0, sizeof(o));
 	o.path = (uintptr_t)"/dev/null";
@@ -157,6 +208,11 @@ int main(void)
 	CHECK_ERR(one(&x), EINVAL);
 	act(&x, SPAWN_TEMPLATE_ACTION_OPEN, 0, AT_FDCWD, 5, (uintptr_t)unmapped);
 	CHECK_ERR(one(&x), EFAULT);
+}
+
+TEST_F(args, close_range_action_rules)
+{
+	struct spawn_template_action x;
 
 	act(&x, SPAWN_TEMPLATE_ACTION_CLOSE_RANGE, 0, 5, 4, 0);
 	CHECK_ERR(one(&x), EINVAL);
@@ -168,6 +224,15 @@ int main(void)
 	CHECK_ERR(one(&x), EINVAL);
 	act(&x, SPAWN_TEMPLATE_ACTION_CLOSE_RANGE, 0, 5, SPAWN_TEMPLATE_FD_MAX, 0);
 	CHECK(one(&x) > 0);
+}
+
+TEST_F(args, sigset_action_rules)
+{
+	struct spawn_template_action x;
+	struct spawn_template_sigset ss;
+	uint64_t set = 0;
+	void *unmapped = self->unmapped;
+	int i;
 
 	ss.sigset = (uintptr_t)&set;
 	ss.sigsetsize = 8;
@@ -194,8 +259,14 @@ int main(void)
 		CHECK_ERR(one(&x), EFAULT);
 		ss.sigset = (uintptr_t)&set;
 	}
+}
 
-	/* a bad action anywhere stops the spawn before anything runs */
+/* a bad action anywhere stops the spawn before anything runs */
+TEST_F(args, bad_action_anywhere_stops_spawn)
+{
+	struct spawn_template_spawn_args a;
+	struct spawn_template_action many[SPAWN_TEMPLATE_ACTIONS_MAX + 1];
+
 	act(&many[0], SPAWN_TEMPLATE_ACTION_DUP2, 0, 1, 1, 0);
 	act(&many[1], SPAWN_TEMPLATE_ACTION_DUP2, 0, 1, 1, 0);
 	act(&many[2], SPAWN_TEMPLATE_ACTION_CLOSE, 0, -3, 0, 0);
@@ -203,8 +274,14 @@ int main(void)
 	a.actions = (uintptr_t)many;
 	a.actions_len = 3;
 	CHECK_ERR(spawn_raw(&a, sizeof(a)), EINVAL);
+}
 
-	/* bad pointers in argv/envp/pidfd: errors, not crashes */
+/* bad pointers in argv/envp/pidfd: errors, not crashes */
+TEST_F(args, bad_pointers_are_efault)
+{
+	struct spawn_template_spawn_args a;
+	void *unmapped = self->unmapped;
+
 	base(&a);
 	a.pidfd = (uintptr_t)unmapped;
 	CHECK_ERR(spawn_raw(&a, sizeof(a)), EFAULT);
@@ -219,10 +296,6 @@ int main(void)
 
 		CHECK_ERR(spawnkit_spawn(t, bad_argv, environ, NULL, 0, 0, NULL), EFAULT);
 	}
-
-	munmap(unmapped, 4096);
-	spawnkit_template_destroy(t);
-	CHECK(no_children());
-	CHECK_EQ(count_open_fds(), fds_before - 1);	/* minus the template's */
-	TEST_DONE();
 }
+
+TEST_HARNESS_MAIN

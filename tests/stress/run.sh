@@ -34,7 +34,7 @@ export STRESS_SCALE=${STRESS_SCALE:-$scale}
 export STRESS_FUZZ_RUNS=${STRESS_FUZZ_RUNS:-$fuzz_runs}
 export STRESS_TIMEOUT_SCALE=${STRESS_TIMEOUT_SCALE:-1}
 export B
-PY=${PY:-$(scripts/find-python.sh)}
+PY=${PY:-$(scripts/venv.sh)}   # spawnkit is installed there (make test-python)
 NODE=${NODE:-node}
 export PY NODE
 only=${STRESS_ONLY:-*}

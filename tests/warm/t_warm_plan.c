@@ -32,7 +32,7 @@ static int classify(struct warm_call *c, const char *a0, ...)
 	return warm_classify(argv, c);
 }
 
-static void test_classify(void)
+TEST(classify_argv_forms)
 {
 	struct warm_call c;
 
@@ -84,7 +84,7 @@ static int has(const struct warm_fdplan *p, int src, int target)
 	return 0;
 }
 
-static void test_fdplan(void)
+TEST(fd_plan_replays_actions)
 {
 	struct spawn_template_action a[16];
 	struct warm_fdplan p;
@@ -141,7 +141,7 @@ static void test_fdplan(void)
 	close(dir);
 }
 
-static void test_cold_reasons(void)
+TEST(cold_reasons)
 {
 	struct spawnkit_warm_stats before, after;
 	char *echo[] = { "echo", "hi", NULL }, *env[] = { "A=1", NULL };
@@ -173,10 +173,4 @@ static void test_cold_reasons(void)
 	spawnkit_warm_shutdown();			/* nothing to stop: a no-op */
 }
 
-int main(void)
-{
-	test_classify();
-	test_fdplan();
-	test_cold_reasons();
-	TEST_DONE();
-}
+TEST_HARNESS_MAIN

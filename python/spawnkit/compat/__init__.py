@@ -38,11 +38,11 @@ def patch_subprocess() -> None:
     Idempotent; undo with unpatch_subprocess()."""
     with _lock:
         if not is_patched():
-            _subprocess.Popen._execute_child = _route.execute_child  # type: ignore[assignment]
+            _subprocess.Popen._execute_child = _route.execute_child  # type: ignore[attr-defined]
 
 
 def unpatch_subprocess() -> None:
     """Give subprocess.Popen its own _execute_child back (idempotent)."""
     with _lock:
         if is_patched():
-            _subprocess.Popen._execute_child = _route._STOCK  # type: ignore[assignment]
+            _subprocess.Popen._execute_child = _route._STOCK  # type: ignore[attr-defined]

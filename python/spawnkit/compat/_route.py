@@ -125,7 +125,7 @@ def _argv(args: Any, shell: bool) -> List[Any]:
         args = list(args)
     if shell:
         args = ["/bin/sh", "-c"] + args
-    return args
+    return list(args)
 
 
 def _cbytes(x: Any) -> bytes:
@@ -328,7 +328,7 @@ def _spawn(audit: Tuple[Any, ...], path: bytes, argv_p: Any, envp: Any, acts: An
         finally:
             tmpl._release()
         if pid >= 0:
-            return pid
+            return int(pid)
         err = -pid
         if err not in (errno.ESTALE, errno.EACCES):
             break

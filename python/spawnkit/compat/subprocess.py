@@ -12,6 +12,22 @@ CalledProcessError, TimeoutExpired, ...) is subprocess's own object.
 """
 import subprocess as _stock
 import types as _types
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:       # what the loops below bind, as the type checker sees it
+    from subprocess import DEVNULL as DEVNULL
+    from subprocess import PIPE as PIPE
+    from subprocess import STDOUT as STDOUT
+    from subprocess import CalledProcessError as CalledProcessError
+    from subprocess import CompletedProcess as CompletedProcess
+    from subprocess import SubprocessError as SubprocessError
+    from subprocess import TimeoutExpired as TimeoutExpired
+    from subprocess import call as call
+    from subprocess import check_call as check_call
+    from subprocess import check_output as check_output
+    from subprocess import getoutput as getoutput
+    from subprocess import getstatusoutput as getstatusoutput
+    from subprocess import run as run
 
 from . import _route
 
@@ -22,13 +38,13 @@ for _name, _value in vars(_stock).items():
 __all__ = list(_stock.__all__)
 
 
-class Popen(_stock.Popen):
+class Popen(_stock.Popen):  # type: ignore[type-arg]
     __doc__ = _stock.Popen.__doc__
     _execute_child = _route.execute_child
 
 
 
-def _rebind(fn):  # type: ignore[no-untyped-def]
+def _rebind(fn: Any) -> Any:
     """fn's code with this module as its globals (so `Popen` is ours)."""
     new = _types.FunctionType(fn.__code__, globals(), fn.__name__,
                               fn.__defaults__, fn.__closure__)

@@ -1,0 +1,17 @@
+"""The programs in python/examples run and say that all went as expected
+(make -C python test also type-checks them with mypy --strict)."""
+import os
+import subprocess
+import sys
+
+EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples")
+
+
+def test_tool_calls_example_runs(tmp_path):
+    (tmp_path / "a.txt").write_text("one\n")
+    (tmp_path / "b.txt").write_text("two\nlines\n")
+    r = subprocess.run([sys.executable, os.path.join(EXAMPLES, "tool_calls.py"),
+                        str(tmp_path)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.splitlines()[-1] == "all as expected"
+    assert "ls: 0 2 names" in r.stdout
