@@ -10,17 +10,31 @@ output limits, no leaked fds); spawn() returns a Popen-like Process with a
 pidfd; spawnkit.aio has the asyncio versions.  Each program is started from a
 cached spawn template (Template), which is remade transparently when the
 executable is replaced (ESTALE).  See docs/python.md.
+
+Where the compiled binding cannot work (macOS, a kernel without pidfds, a
+seccomp policy refusing them, SPAWNKIT_BACKEND=fallback), the same API runs
+on subprocess and backend() says "fallback" (see docs/packaging.md).
 """
+from subprocess import DEVNULL, PIPE, STDOUT
+
+from ._choose import fallback_reason
 from ._errors import NoOutputTimeoutExpired, StaleTemplateError
-from ._process import DEVNULL, PIPE, STDOUT, Process, spawn
-from ._run import CompletedProcess, run
-from ._template import (Template, TemplateCache, backend,
-                        kernel_has_spawn_template, template_cache, which)
+from ._results import CompletedProcess
+
+if fallback_reason is None:
+    from ._process import Process, spawn
+    from ._run import run
+    from ._template import (Template, TemplateCache, backend,
+                            kernel_has_spawn_template, template_cache, which)
+else:
+    from ._fallback import (Process, Template, TemplateCache, backend,  # type: ignore[assignment]
+                            kernel_has_spawn_template, run, spawn, template_cache, which)
 
 __version__ = "0.1.0"
 
 __all__ = [
     "CompletedProcess", "DEVNULL", "NoOutputTimeoutExpired", "PIPE", "Process",
     "STDOUT", "StaleTemplateError", "Template", "TemplateCache", "backend",
-    "kernel_has_spawn_template", "run", "spawn", "template_cache", "which",
+    "fallback_reason", "kernel_has_spawn_template", "run", "spawn", "template_cache",
+    "which",
 ]
