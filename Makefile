@@ -4,6 +4,10 @@
 #   make test       every test: C suite on each backend the host has, fuzz
 #                   smoke runs, Python, Node.js, and the patched kernel under QEMU
 #   make test-user  every test that needs no patched kernel
+#   make test-fallback  the Python and Node suites on the portable fallback:
+#                   forced, and under seccomp without clone3/pidfd_open
+#   make test-packages  build the sdist, wheel and npm tarball, install each
+#                   in a temporary directory with no checkout, smoke-test it
 #   make bench      the main benchmark (agent-tools table)
 #   make bench-spawn / bench-batch / bench-node / bench-kernel
 #   make install    PREFIX=/usr/local DESTDIR=
@@ -43,6 +47,7 @@ EX_SRCS   := $(sort $(wildcard examples/*.c))
 EX_BINS   := $(EX_SRCS:%.c=$(B)/%)
 
 .PHONY: all lib test test-user test-c test-fuzz test-python test-node test-kernel \
+	test-fallback test-packages \
 	bench bench-spawn bench-batch bench-node bench-kernel kernel deps install clean
 
 all: lib $(TOOL_BINS) $(EX_BINS)
@@ -115,6 +120,13 @@ test-node: lib
 
 test-kernel:
 	$(MAKE) -C kernel test
+
+# The bindings installed as test-python / test-node do it, then their suites
+# three times each (scripts/test-fallback.sh).
+test-fallback: lib $(B)/tests/helpers/deny_pidfd
+	$(MAKE) -C python install
+	$(MAKE) -C node addon node_modules/.package-lock.json
+	./scripts/test-fallback.sh
 
 kernel:
 	$(MAKE) -C kernel bzImage

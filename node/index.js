@@ -15,5 +15,14 @@ module.exports = {
   templateCacheSize,
   AbortError,
   // Whether the addon resolves commands with the C library's PATH search.
-  nativePathSearch: native.pathsearchNative,
+  nativePathSearch: native?.pathsearchNative ?? false,
 };
+
+// 'user', 'kernel' or 'fallback'.  Where the addon cannot work (no addon,
+// no pidfds, SPAWNKIT_BACKEND=fallback) run() and execFile() go through
+// child_process with the same semantics (lib/fallback.js), and Template
+// throws ENOSYS.
+const choice = require('./lib/backend');
+module.exports.backend = choice.backend;
+module.exports.fallbackReason = choice.fallbackReason;
+if (choice.fallbackReason) Object.assign(module.exports, require('./lib/fallback'));

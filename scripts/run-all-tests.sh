@@ -22,6 +22,7 @@ suite c-suite env SPAWN_BACKENDS="user" BATCH_BACKENDS="${BATCH_BACKENDS:-emulat
 suite man-pages tests/man/check-man.sh
 [ -f python/Makefile ] && suite python make -s test-python
 [ -f node/Makefile ] && suite node make -s test-node
+[ -f scripts/test-fallback.sh ] && suite fallback make -s test-fallback
 if [ "$mode" = all ] && [ -f kernel/Makefile ]; then
 	suite kernel make -s test-kernel
 fi

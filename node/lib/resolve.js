@@ -40,7 +40,7 @@ function resolveCommand(file, args, env, cwd) {
   if (file === '') throw spawnError(-2, file, args);
   const pathEnv = env && env.PATH !== undefined ? String(env.PATH) : DEFAULT_PATH;
   let found;
-  if (native.pathsearchNative && !pathEnv.split(':').some((d) => d === '' || d[0] !== '/')) {
+  if (native?.pathsearchNative && !pathEnv.split(':').some((d) => d === '' || d[0] !== '/')) {
     found = native.pathsearch(file, pathEnv);
     // The library says ENOENT where only a directory of that name exists;
     // execvp (and so child_process) says EACCES: ask the slow path then.

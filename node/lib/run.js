@@ -168,4 +168,6 @@ async function execFile(file, args = [], options = {}) {
   throw err;
 }
 
-module.exports = { run, execFile, clearTemplateCache, templateCacheSize: () => cache.size };
+module.exports = {
+  run, execFile, clearTemplateCache, templateCacheSize: () => cache.size, captureOptions,
+};

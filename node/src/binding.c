@@ -16,6 +16,8 @@
  *   killTree(child, sig, inodes[])            -> count | -errno
  *   ref(child, bool)
  *   pathsearch(name, PATH)                    -> string | -errno  (when available)
+ *   backend()                                 -> SPAWNKIT_BACKEND_* | -errno
+ *                                                (-ENOSYS: use lib/fallback.js)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -376,6 +378,13 @@ napi_fail:
 	return NULL;
 }
 
+/* spawnkit_backend(): which backend a template made now would use; -ENOSYS
+ * where the library has none (no pidfds, or SPAWNKIT_BACKEND=fallback). */
+static napi_value js_backend(napi_env env, napi_callback_info info)
+{
+	return num(env, spawnkit_backend());
+}
+
 static napi_value init(napi_env env, napi_value exports)
 {
 	const napi_property_descriptor props[] = {
@@ -387,6 +396,7 @@ static napi_value init(napi_env env, napi_value exports)
 		{ "killTree", NULL, js_kill_tree, NULL, NULL, NULL, napi_default, NULL },
 		{ "ref", NULL, js_ref, NULL, NULL, NULL, napi_default, NULL },
 		{ "pathsearch", NULL, js_pathsearch, NULL, NULL, NULL, napi_default, NULL },
+		{ "backend", NULL, js_backend, NULL, NULL, NULL, napi_default, NULL },
 	};
 	napi_value has;
 
