@@ -128,6 +128,12 @@ test-fallback: lib $(B)/tests/helpers/deny_pidfd
 	$(MAKE) -C node addon node_modules/.package-lock.json
 	./scripts/test-fallback.sh
 
+# sdist, wheel (abi3, manylinux) and npm tarball, each installed with the
+# checkout hidden and smoke-tested; prints sizes and install times.
+test-packages:
+	./scripts/install-deps.sh packages python node
+	./scripts/test-packages.sh
+
 kernel:
 	$(MAKE) -C kernel bzImage
 

@@ -23,6 +23,7 @@ suite man-pages tests/man/check-man.sh
 [ -f python/Makefile ] && suite python make -s test-python
 [ -f node/Makefile ] && suite node make -s test-node
 [ -f scripts/test-fallback.sh ] && suite fallback make -s test-fallback
+[ -f scripts/test-packages.sh ] && suite packages make -s test-packages
 if [ "$mode" = all ] && [ -f kernel/Makefile ]; then
 	suite kernel make -s test-kernel
 fi
