@@ -29,8 +29,14 @@ one() {
 	else bad=$((bad + 1)); bad_list="$bad_list $name"; fi
 }
 
+# Each run its own --basetemp: pytest's shared /tmp/pytest-of-$USER is
+# pruned by any other pytest running at the same time.
+tmp=$(mktemp -d /tmp/spawnkit-fallback.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+runs=0
 pytest_run() {
-	(cd python/tests && "$@" "$PY" -m pytest -q -p no:cacheprovider)
+	runs=$((runs + 1))
+	(cd python/tests && "$@" "$PY" -m pytest -q -p no:cacheprovider --basetemp="$tmp/$runs")
 }
 
 # node --test's spec output, cut to the failures and the closing counts.

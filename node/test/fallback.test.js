@@ -67,3 +67,25 @@ test('an abort kills the tree and rejects with AbortError', async () => {
   setTimeout(() => ac.abort(), 200);
   await assert.rejects(fb.run('sleep', ['60'], { signal: ac.signal }), { name: 'AbortError' });
 });
+
+test('loads without any addon (as on macOS)', () => {
+  const fs = require('node:fs');
+  const os = require('node:os');
+  const path = require('node:path');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spawnkit-noaddon-'));
+  try {
+    const root = path.join(__dirname, '..');
+    fs.cpSync(path.join(root, 'lib'), path.join(dir, 'lib'), { recursive: true });
+    fs.copyFileSync(path.join(root, 'index.js'), path.join(dir, 'index.js'));
+    const env = { ...process.env };
+    delete env.SPAWNKIT_BACKEND;
+    const out = execFileSync(process.execPath, ['-e', `
+      const sk = require(${JSON.stringify(dir)});
+      sk.run('echo', ['x']).then((r) => console.log(sk.backend(),
+        sk.fallbackReason.startsWith('no compiled addon'), JSON.stringify(r.stdout)));
+    `], { env }).toString();
+    assert.equal(out, 'fallback true "x\\n"\n');
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

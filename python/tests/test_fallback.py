@@ -98,3 +98,22 @@ def test_spawn_is_a_popen_with_kill_tree():
     assert p.wait() == -signal.SIGKILL
     assert wait_dead([grandchild]) and is_dead(p.pid)
     p.stdout.close()
+
+
+def test_imports_without_any_compiled_binding(tmp_path):
+    # As on macOS: the package without its extension module still imports,
+    # says why, and runs commands.
+    import shutil
+    pkg = os.path.dirname(spawnkit.__file__)
+    shutil.copytree(pkg, tmp_path / "spawnkit",
+                    ignore=shutil.ignore_patterns("_spawnkit*", "__pycache__"))
+    code = ("import spawnkit, spawnkit.aio, asyncio\n"
+            "assert spawnkit.__file__.startswith(%r)\n"
+            "print(spawnkit.backend(), spawnkit.fallback_reason.startswith('no compiled binding'))\n"
+            "print(spawnkit.run(['echo', 'x']).stdout, asyncio.run(spawnkit.aio.run(['echo', 'y'])).stdout)\n"
+            % str(tmp_path))
+    env = {k: v for k, v in os.environ.items() if k != "SPAWNKIT_BACKEND"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={**env, "PYTHONPATH": str(tmp_path)}, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "fallback True\nb'x\\n' b'y\\n'\n"
