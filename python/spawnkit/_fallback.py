@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import errno
 import os
+import select
 import shutil
 import signal
 import subprocess
@@ -250,7 +251,7 @@ class _RunPump(Pump):
             wait_ms = -1 if not waits else max(1, int(min(waits) * 1000 + 0.999))
             for fd, ev in self.poller.poll(wait_ms):
                 if fd == self.stdin_fd:
-                    if ev & 4:                     # POLLOUT
+                    if ev & select.POLLOUT:
                         self.write_some()
                     else:                          # POLLERR: the reader is gone
                         self.close_stdin()
