@@ -9,6 +9,9 @@
 #   npm tarball    npm pack; npm install into a fresh project, once with the
 #                  shipped linux-x64 prebuilt, once compiling (system cc)
 #
+# Each installed package must use the compiled code, and its fallback when
+# asked (SPAWNKIT_BACKEND=fallback) or when seccomp refuses pidfd_open.
+#
 # The installs and smoke tests run in a private mount namespace with the
 # checkout hidden under an empty tmpfs (unshare -m, as root), so nothing can
 # quietly use it; without unshare they run from the temporary directory and
@@ -32,6 +35,7 @@ echo "== build"
 	{ cat "$work/repair.log"; exit 1; }
 (cd node && npm pack --silent --pack-destination "$work/npm" >"$work/pack.log" 2>&1) ||
 	{ tail -n 30 "$work/pack.log"; exit 1; }
+make -s build/tests/helpers/deny_pidfd && cp build/tests/helpers/deny_pidfd "$work/"
 sdist=$(ls "$work/dist/"*.tar.gz)
 wheel=$(ls "$work/wheelhouse/"*.whl)
 tgz=$(ls "$work/npm/"*.tgz)
@@ -73,8 +77,11 @@ for kind in sdist wheel; do
 	"$work/venv-$kind/bin/pip" install -q --disable-pip-version-check "$art"
 	took "install $kind:" "$t"
 	"$work/venv-$kind/bin/python" -c "$pysmoke"
-	SPAWNKIT_BACKEND=fallback "$work/venv-$kind/bin/python" -c \
-		'import spawnkit; assert spawnkit.backend() == "fallback"; assert spawnkit.run(["true"]).returncode == 0'
+	# the fallback, asked for and where seccomp refuses pidfd_open
+	for how in "env SPAWNKIT_BACKEND=fallback" "$work/deny_pidfd ENOSYS --"; do
+		$how "$work/venv-$kind/bin/python" -c \
+			'import spawnkit; assert spawnkit.backend() == "fallback"; assert spawnkit.run(["true"]).returncode == 0'
+	done
 done
 
 jssmoke='
@@ -103,10 +110,12 @@ for kind in prebuilt source; do
 	fi
 	took "install npm ($kind):" "$t"
 	node -e "$jssmoke"
-	SPAWNKIT_BACKEND=fallback node -e '
-	  const sk = require("spawnkit");
-	  if (sk.backend() !== "fallback") process.exit(1);
-	  sk.run("true").then((r) => process.exit(r.code));'
+	for how in "env SPAWNKIT_BACKEND=fallback" "$work/deny_pidfd ENOSYS --"; do
+		$how node -e '
+		  const sk = require("spawnkit");
+		  if (sk.backend() !== "fallback") process.exit(1);
+		  sk.run("true").then((r) => process.exit(r.code));'
+	done
 	cd "$work"
 done
 echo "packages: all installs and smoke tests passed"
