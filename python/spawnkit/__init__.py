@@ -9,11 +9,14 @@ run() is subprocess.run() with the defaults an agent runtime wants (stdin
 output limits, no leaked fds); spawn() returns a Popen-like Process with a
 pidfd; spawnkit.aio has the asyncio versions.  Each program is started from a
 cached spawn template (Template), which is remade transparently when the
-executable is replaced (ESTALE).  See docs/python.md.
+executable is replaced (ESTALE).  patch_subprocess() routes existing
+subprocess/asyncio code through spawn templates (spawnkit.compat).  See
+docs/python.md.
 
 Where the compiled binding cannot work (macOS, a kernel without pidfds, a
 seccomp policy refusing them, SPAWNKIT_BACKEND=fallback), the same API runs
-on subprocess and backend() says "fallback" (see docs/packaging.md).
+on subprocess and backend() says "fallback" (see docs/packaging.md); the
+drop-in then leaves every call to stock subprocess.
 """
 from subprocess import DEVNULL, PIPE, STDOUT
 
@@ -29,12 +32,13 @@ if fallback_reason is None:
 else:
     from ._fallback import (Process, Template, TemplateCache, backend,  # type: ignore[assignment]
                             kernel_has_spawn_template, run, spawn, template_cache, which)
+from .compat import patch_subprocess, unpatch_subprocess
 
 __version__ = "0.1.0"
 
 __all__ = [
     "CompletedProcess", "DEVNULL", "NoOutputTimeoutExpired", "PIPE", "Process",
     "STDOUT", "StaleTemplateError", "Template", "TemplateCache", "backend",
-    "fallback_reason", "kernel_has_spawn_template", "run", "spawn", "template_cache",
-    "which",
+    "fallback_reason", "kernel_has_spawn_template", "patch_subprocess", "run", "spawn",
+    "template_cache", "unpatch_subprocess", "which",
 ]

@@ -117,3 +117,15 @@ def test_imports_without_any_compiled_binding(tmp_path):
                          env={**env, "PYTHONPATH": str(tmp_path)}, cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     assert out.stdout == "fallback True\nb'x\\n' b'y\\n'\n"
+
+
+def test_drop_in_leaves_everything_to_stock_in_the_fallback():
+    code = ("import json, subprocess, spawnkit\n"
+            "spawnkit.patch_subprocess()\n"
+            "out = subprocess.run(['echo', 'x'], capture_output=True).stdout\n"
+            "print(spawnkit.backend(), out, json.dumps(spawnkit.compat.stats()))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={**os.environ, "SPAWNKIT_BACKEND": "fallback"})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == ("fallback b'x\\n' "
+                          '{"routed": 0, "fallback": 1, "reasons": {"backend:fallback": 1}}\n')
