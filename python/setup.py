@@ -59,8 +59,15 @@ class SdistWithLibSources(sdist):
                             ignore=shutil.ignore_patterns("*.o", "*.a", "*.so"))
 
 
+# The binding is Linux code.  Elsewhere (macOS), or with SPAWNKIT_NO_BINDING=1,
+# the package installs as pure Python and runs on its portable fallback.
+BINDING = sys.platform.startswith("linux") and os.environ.get("SPAWNKIT_NO_BINDING") != "1"
+if not BINDING:
+    print("spawnkit: building without the compiled binding; the package will use "
+          "its portable fallback (backend() == 'fallback')", file=sys.stderr)
+
 setup(
-    cffi_modules=["spawnkit_build.py:ffibuilder"],
+    cffi_modules=["spawnkit_build.py:ffibuilder"] if BINDING else [],
     cmdclass={"build_ext": BuildExtWithLib, "sdist": SdistWithLibSources},
     options={"bdist_wheel": {"py_limited_api": "cp39"}},
 )

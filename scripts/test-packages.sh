@@ -72,9 +72,26 @@ print("python", spawnkit.backend(), "ok")
 for kind in sdist wheel; do
 	art=$(ls "$work"/dist/*.tar.gz)
 	[ $kind = wheel ] && art=$(ls "$work"/wheelhouse/*.whl)
+	if [ $kind = sdist ]; then
+		# First as on macOS: no binding built, the package on its fallback.
+		"$PY" -m venv "$work/venv-pure"
+		t=$(now)
+		SPAWNKIT_NO_BINDING=1 "$work/venv-pure/bin/pip" install -q --no-cache-dir --disable-pip-version-check "$art"
+		took "install sdist (no binding):" "$t"
+		"$work/venv-pure/bin/python" -c 'import spawnkit, subprocess
+assert spawnkit.backend() == "fallback", spawnkit.backend()
+assert spawnkit.fallback_reason.startswith("no compiled binding")
+r = spawnkit.run(["sh", "-c", "printf abc; head -c 5000 /dev/zero"], output_limit=4)
+assert (r.stdout, r.stdout_dropped) == (b"ab\0\0", 4999), r
+try:
+    spawnkit.run(["sleep", "30"], timeout=0.3)
+    raise SystemExit("no timeout")
+except subprocess.TimeoutExpired:
+    print("python fallback ok")'
+	fi
 	"$PY" -m venv "$work/venv-$kind"
 	t=$(now)
-	"$work/venv-$kind/bin/pip" install -q --disable-pip-version-check "$art"
+	"$work/venv-$kind/bin/pip" install -q --no-cache-dir --disable-pip-version-check "$art"
 	took "install $kind:" "$t"
 	"$work/venv-$kind/bin/python" -c "$pysmoke"
 	# the fallback, asked for and where seccomp refuses pidfd_open
