@@ -121,6 +121,14 @@ export function execFile(file: string, args?: readonly string[], options?: RunOp
 export function execFile(file: string, options: RunOptions): Promise<RunResult<string>>;
 export function clearTemplateCache(): void;
 export function templateCacheSize(): number;
+/** The cache's bound now: maxSize if configured, else an eighth of RLIMIT_NOFILE (4..256). */
+export function templateCacheMaxSize(): number;
+/**
+ * Bound the template cache behind run()/execFile(): maxSize (default: from
+ * RLIMIT_NOFILE) and idleMs (default 300 000); omitted fields go back to
+ * the defaults.  Applies at once.
+ */
+export function configureTemplateCache(options?: { maxSize?: number; idleMs?: number }): void;
 export class AbortError extends Error {
   readonly code: 'ABORT_ERR';
 }

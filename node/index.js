@@ -3,7 +3,9 @@
 const native = require('./lib/native');
 const { Template } = require('./lib/template');
 const { SpawnkitChild } = require('./lib/child');
-const { run, execFile, clearTemplateCache, templateCacheSize } = require('./lib/run');
+const {
+  run, execFile, clearTemplateCache, configureTemplateCache, templateCacheSize, templateCacheMaxSize,
+} = require('./lib/run');
 const { AbortError } = require('./lib/errors');
 
 module.exports = {
@@ -12,7 +14,9 @@ module.exports = {
   run,
   execFile,
   clearTemplateCache,
+  configureTemplateCache,
   templateCacheSize,
+  templateCacheMaxSize,
   AbortError,
   // Whether the addon resolves commands with the C library's PATH search.
   nativePathSearch: native?.pathsearchNative ?? false,

@@ -38,10 +38,11 @@ RUN_IO_HEADER = os.path.join(RUN_IO_DIR, "run_io.h")
 
 
 def _has_pathsearch() -> bool:
-    """spawnkit_pathsearch() lives in batch.h once the batch library has it."""
+    """spawnkit_pathsearch() and _cwd() live in batch.h once the batch
+    library has them."""
     try:
         with open(BATCH_H) as f:
-            return "spawnkit_pathsearch" in f.read()
+            return "spawnkit_pathsearch_cwd" in f.read()
     except OSError:
         return False
 
@@ -99,6 +100,8 @@ struct spawn_template_spawn_args {
 #define SPAWNKIT_BACKEND_KERNEL ...
 #define SPAWNKIT_SPAWN_INHERIT_FDS ...
 #define SPAWNKIT_SPAWN_EXIT_STATUS ...
+#define SPAWNKIT_TEMPLATE_CACHE_IDLE_SEC ...
+#define SPAWNKIT_STALE_RETRIES ...
 
 struct spawnkit_template;
 
@@ -119,6 +122,8 @@ pid_t spawnkit_spawn(struct spawnkit_template *t, char *const argv[],
                      char *const envp[],
                      const struct spawn_template_action *actions,
                      unsigned int nr_actions, unsigned int flags, int *pidfd);
+int spawnkit_pidfd_wait(int pidfd, int options, int *wstatus);
+int spawnkit_template_cache_max(void);
 pid_t spawnkit_spawn_args(struct spawnkit_template *t,
                           struct spawn_template_spawn_args *args, size_t size);
 int spawnkit_sys_spawn_template_create(struct spawn_template_create_args *args,
@@ -171,6 +176,8 @@ RUN_IO_CDEF = cdef_of_header(RUN_IO_H)
 PATHSEARCH_CDEF = r"""
 int spawnkit_pathsearch(const char *name, const char *path_env, char *out,
                         size_t outlen);
+int spawnkit_pathsearch_cwd(const char *name, const char *path_env,
+                            const char *cwd, char *out, size_t outlen);
 """
 
 SOURCE = r"""

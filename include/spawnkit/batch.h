@@ -73,11 +73,22 @@ int spawnkit_kernel_has_batch(void);
  * tried in order in one batch, and the first executable regular file wins.
  * Writes the path to out (NUL-terminated) and returns its length.
  * Errors: ENOENT (not found), EACCES (found only files that are not
- * executable or not regular), ENAMETOOLONG (out too small or a candidate
+ * executable or not regular: a directory of that name, as execvp),
+ * ENAMETOOLONG (out too small or a candidate
  * longer than PATH_MAX), EINVAL (empty name).
  */
 int spawnkit_pathsearch(const char *name, const char *path_env, char *out,
 			size_t outlen);
+
+/*
+ * The same search for a child that will run in cwd: relative PATH entries
+ * (an empty one included) are taken under cwd, as execvp in that child
+ * would take them, and the path written to out starts with cwd for them;
+ * so is a relative name with a '/'.
+ * cwd NULL or "" is spawnkit_pathsearch().
+ */
+int spawnkit_pathsearch_cwd(const char *name, const char *path_env,
+			    const char *cwd, char *out, size_t outlen);
 
 /* ---- helpers to build a batch by hand ------------------------------- */
 

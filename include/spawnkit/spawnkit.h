@@ -109,6 +109,38 @@ pid_t spawnkit_spawn(struct spawnkit_template *t, char *const argv[],
 		     const struct spawn_template_action *actions,
 		     unsigned int nr_actions, unsigned int flags, int *pidfd);
 
+/*
+ * The policy of a cache of templates keyed by path (the Python and Node
+ * bindings keep one each, and both follow it):
+ *  - at most spawnkit_template_cache_max() templates: an eighth of the
+ *    RLIMIT_NOFILE soft limit at the time of the call, at least 4 and at
+ *    most 256 (each template holds one fd); the least recently used one is
+ *    closed to make room;
+ *  - a template unused for SPAWNKIT_TEMPLATE_CACHE_IDLE_SEC seconds is
+ *    closed (checked whenever the cache is used);
+ *  - a spawn from a cached template that fails with ESTALE (the file was
+ *    replaced) or EACCES (the credentials changed since it was made) makes
+ *    a new template from the same path and spawns again, at most
+ *    SPAWNKIT_STALE_RETRIES times in one call, then reports the
+ *    error.
+ */
+#define SPAWNKIT_TEMPLATE_CACHE_IDLE_SEC	300
+#define SPAWNKIT_STALE_RETRIES			3
+int spawnkit_template_cache_max(void);
+
+/*
+ * Reap the child behind pidfd (as spawnkit_spawn() returned it):
+ * waitid(P_PIDFD, WEXITED, plus WNOHANG when options has it).  Returns 1 with
+ * a wait status in *wstatus (WIFEXITED(), WEXITSTATUS(), WTERMSIG() apply),
+ * 0 under WNOHANG while the child runs, or -errno: EINTR, EBADF, EINVAL
+ * (options other than WNOHANG, wstatus NULL), ECHILD.
+ * A child another waiter reaped first (a SIGCHLD handler's waitpid(-1),
+ * SIGCHLD ignored) still gives its real status where the kernel keeps it on
+ * the pidfd (PIDFD_INFO_EXIT, Linux 6.15); elsewhere that status is lost
+ * and the answer is -ECHILD, never a made-up status.
+ */
+int spawnkit_pidfd_wait(int pidfd, int options, int *wstatus);
+
 /* The raw ABI form of spawn: flags are SPAWN_TEMPLATE_SPAWN_* (kernel
  * flags, so without REPORT_ERRNO the proposal's exit-status behaviour). */
 pid_t spawnkit_spawn_args(struct spawnkit_template *t,

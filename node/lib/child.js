@@ -10,7 +10,7 @@ const fs = require('node:fs');
 const net = require('node:net');
 const native = require('./native');
 const { signalNumber, signalName } = require('./signals');
-const { AbortError } = require('./errors');
+const { AbortError, systemError } = require('./errors');
 
 const DEFAULT_KILL_GRACE_MS = 1000;
 
@@ -117,12 +117,27 @@ class SpawnkitChild extends EventEmitter {
 
   _onExit(code, sig) {
     this._exited = true;
+    if (code < 0 && !(sig > 0)) this._statusLost(code);
     this.exitCode = code >= 0 ? code : null;
     this.signalCode = sig > 0 ? signalName(sig) : null;
     // Nobody reads our writes any more (child_process does the same).
     if (this.stdin && !this.stdin.destroyed) this.stdin.destroy();
     this.emit('exit', this.exitCode, this.signalCode);
     this._maybeClose();
+  }
+
+  // The wait failed (-errno): ECHILD when another waiter in the process
+  // (native code calling waitpid(-1)) took the status and the kernel kept
+  // none on the pidfd.  Said as an 'error' if anyone listens, else as a
+  // process warning; 'exit' then reports (null, null), never a made-up 0.
+  _statusLost(errno) {
+    const err = systemError(errno, 'waitid');
+    err.message = `exit status of child ${this.pid} was lost (${err.code}): ` +
+      'another waiter in this process reaped it and this kernel keeps no status on the pidfd';
+    err.pid = this.pid;
+    this.statusError = err;
+    if (this.listenerCount('error') > 0) this.emit('error', err);
+    else process.emitWarning(err.message, { code: 'SPAWNKIT_EXIT_STATUS_LOST' });
   }
 
   _streamClosed() {

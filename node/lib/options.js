@@ -1,10 +1,12 @@
 'use strict';
 // Option checking and conversion shared by Template.spawn and the helpers.
+const { inspect } = require('node:util');
 const { STDIO } = require('./stdio-codes');
 const { signalNumber } = require('./signals');
 
 function invalidArg(name, value, reason) {
-  const err = new TypeError(`The argument '${name}' ${reason}. Received ${JSON.stringify(value)}`);
+  // util.inspect, as Node's own ERR_INVALID_ARG_VALUE: Received 'a\x00b'
+  const err = new TypeError(`The argument '${name}' ${reason}. Received ${inspect(value)}`);
   err.code = 'ERR_INVALID_ARG_VALUE';
   return err;
 }
@@ -16,6 +18,14 @@ function checkString(name, s) {
     throw err;
   }
   if (s.includes('\u0000')) throw invalidArg(name, s, 'must be a string without null bytes');
+  return s;
+}
+
+// A program name: a string without NUL bytes, and not empty (what
+// child_process says for '': ERR_INVALID_ARG_VALUE, a TypeError).
+function checkFile(name, s) {
+  checkString(name, s);
+  if (s.length === 0) throw invalidArg(name, s, 'cannot be empty');
   return s;
 }
 
@@ -103,4 +113,4 @@ function checkSpawnOptions(opts) {
   return opts;
 }
 
-module.exports = { checkString, checkArgs, envPairs, stdioSpec, checkSpawnOptions };
+module.exports = { checkString, checkFile, checkArgs, envPairs, stdioSpec, checkSpawnOptions };

@@ -1,7 +1,10 @@
 'use strict';
-// Command name -> absolute path, as execvp/`command -v` would find it, but
-// in the parent: a template is made from an absolute path.  Uses the C
-// library's spawnkit_pathsearch when the addon was built with it.
+// Command name -> absolute path, as execvp in the child would find it, but
+// in the parent: a template is made from an absolute path.  The C library's
+// spawnkit_pathsearch_cwd does the search when the addon was built with it
+// (relative PATH entries under the child's cwd; a directory of that name is
+// EACCES, as execvp says); searchInJs has the same rules for an addon
+// without it.
 const fs = require('node:fs');
 const path = require('node:path');
 const native = require('./native');
@@ -33,20 +36,18 @@ function searchInJs(name, pathEnv, cwd) {
   return sawNonExec ? -13 /* EACCES */ : -2 /* ENOENT */;
 }
 
-// Returns an absolute path or throws a Node-style spawn error.
+// Returns an absolute path or throws a Node-style spawn error.  An empty
+// name never gets here (checkFile: ERR_INVALID_ARG_VALUE, as child_process).
 function resolveCommand(file, args, env, cwd) {
-  const base = cwd ?? process.cwd();
+  const base = path.resolve(cwd ?? process.cwd());
   if (file.includes('/')) return path.resolve(base, file);
   if (file === '') throw spawnError(-2, file, args);
   const pathEnv = env && env.PATH !== undefined ? String(env.PATH) : DEFAULT_PATH;
   let found;
-  if (native?.pathsearchNative && !pathEnv.split(':').some((d) => d === '' || d[0] !== '/')) {
-    found = native.pathsearch(file, pathEnv);
-    // The library says ENOENT where only a directory of that name exists;
-    // execvp (and so child_process) says EACCES: ask the slow path then.
-    if (found === -2) found = searchInJs(file, pathEnv, base);
+  if (native?.pathsearchNative && !pathEnv.includes('\u0000')) {
+    found = native.pathsearch(file, pathEnv, base);
+    if (typeof found === 'string') found = path.resolve(base, found);
   } else {
-    // Relative PATH entries name directories under the child's cwd.
     found = searchInJs(file, pathEnv, base);
   }
   if (typeof found === 'number') throw spawnError(found, file, args);

@@ -2,39 +2,29 @@
 // Promise helpers over cached templates: run() resolves with whatever the
 // command did; execFile() rejects like util.promisify(child_process.execFile)
 // when it did not exit 0.
-const { Template } = require('./template');
+const { TemplateCache, REMAKES } = require('./cache');
 const { HeadTail } = require('./capture');
 const { spawnError, AbortError, isAsyncSpawnError, syncSpawnError } = require('./errors');
 const { resolveCommand } = require('./resolve');
-const { checkString, checkArgs, checkSpawnOptions } = require('./options');
+const { checkFile, checkArgs, checkSpawnOptions } = require('./options');
 
 const ESTALE = -116;
+const EACCES = -13;
 const ENOENT = -2;
 const DEFAULT_MAX_BUFFER = 1024 * 1024; // child_process.execFile's default
 
-// Absolute path -> Template.  A template that went stale (the file was
-// replaced, e.g. a package upgrade renamed a new binary over it) is made
-// again once, transparently.
-const cache = new Map();
-
-function cachedTemplate(absPath) {
-  let t = cache.get(absPath);
-  if (!t) {
-    t = new Template(absPath);
-    cache.set(absPath, t);
-  }
-  return t;
-}
-
-function dropTemplate(absPath) {
-  const t = cache.get(absPath);
-  if (t) t.close();
-  cache.delete(absPath);
-}
+// Absolute path -> Template, bounded (lib/cache.js).  A template that went
+// stale (the file was replaced, e.g. a package upgrade renamed a new binary
+// over it) or refused after a credential change (EACCES: a service dropped
+// privileges) is made again, at most REMAKES times per call.
+const cache = new TemplateCache();
 
 function clearTemplateCache() {
-  for (const t of cache.values()) t.close();
   cache.clear();
+}
+
+function configureTemplateCache(options) {
+  cache.configure(options ?? {});
 }
 
 function startCached(file, args, opts) {
@@ -43,18 +33,18 @@ function startCached(file, args, opts) {
   for (let attempt = 0; ; attempt++) {
     let t;
     try {
-      t = cachedTemplate(abs);
+      t = cache.get(abs);
     } catch (err) {
       // Report the name the caller used, as child_process does.
       throw spawnError(err.errno ?? ENOENT, file, args);
     }
     const child = t._start(args, { ...opts, argv0: opts.argv0 ?? file });
     if (typeof child !== 'number') return child;
-    if (child === ESTALE && attempt === 0) {
-      dropTemplate(abs);
+    if ((child === ESTALE || child === EACCES) && attempt < REMAKES) {
+      cache.drop(abs);
       continue;
     }
-    if (child === ESTALE || child === ENOENT) dropTemplate(abs);
+    if (child === ESTALE || child === ENOENT) cache.drop(abs);
     if (!isAsyncSpawnError(child)) {
       const err = syncSpawnError(child);
       err.bare = true;
@@ -84,7 +74,7 @@ function captureOptions(options) {
 
 // The shared body: start, capture, wait for 'close'.
 function runInternal(file, args, options) {
-  checkString('file', file);
+  checkFile('file', file);
   args = checkArgs(args);
   let opts;
   try {
@@ -117,8 +107,10 @@ function runInternal(file, args, options) {
     let aborted = null;
     child.stdout.on('data', (c) => out.push(c));
     child.stderr.on('data', (c) => errs.push(c));
+    let lost = null;
     child.on('error', (err) => {
       if (err.name === 'AbortError') aborted = err;
+      else if (err.syscall === 'waitid') lost = err; // exit status lost
     });
     if (opts.input !== undefined) child.stdin.end(opts.input);
     child.on('close', (code, signal) => {
@@ -139,6 +131,10 @@ function runInternal(file, args, options) {
         // What the call saw before the abort; code stays 'ABORT_ERR'.
         Object.assign(aborted, result, { code: 'ABORT_ERR', exitCode: result.code });
         reject(aborted);
+      } else if (lost) {
+        // Never resolve with an exit code nobody saw.
+        Object.assign(lost, result, { code: lost.code, exitCode: null });
+        reject(lost);
       } else {
         resolve(result);
       }
@@ -169,5 +165,12 @@ async function execFile(file, args = [], options = {}) {
 }
 
 module.exports = {
-  run, execFile, clearTemplateCache, templateCacheSize: () => cache.size, captureOptions,
+  run,
+  execFile,
+  clearTemplateCache,
+  configureTemplateCache,
+  templateCacheSize: () => cache.size,
+  templateCacheMaxSize: () => cache.maxSize,
+  _templateCache: cache,
+  captureOptions,
 };

@@ -4,7 +4,7 @@ const native = require('./native');
 const { SpawnkitChild } = require('./child');
 const { spawnError, systemError, isAsyncSpawnError, syncSpawnError } = require('./errors');
 const { resolveCommand } = require('./resolve');
-const { checkString, checkArgs, envPairs, stdioSpec, checkSpawnOptions } = require('./options');
+const { checkString, checkFile, checkArgs, envPairs, stdioSpec, checkSpawnOptions } = require('./options');
 
 const INHERIT_FDS = 1; // SPAWNKIT_SPAWN_INHERIT_FDS
 
@@ -12,7 +12,7 @@ class Template {
   // pathOrCommand: an absolute path, a relative path (to process.cwd()), or
   // a command name looked up in PATH (options.env?.PATH, else process.env).
   constructor(pathOrCommand, options = {}) {
-    checkString('pathOrCommand', pathOrCommand);
+    checkFile('pathOrCommand', pathOrCommand);
     const env = options.env ?? process.env;
     this.file = pathOrCommand;
     this.path = resolveCommand(pathOrCommand, [], env, options.cwd);

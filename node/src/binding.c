@@ -15,7 +15,9 @@
  *   kill(child, sig)                          -> 0 | -errno
  *   killTree(child, sig, inodes[])            -> count | -errno
  *   ref(child, bool)
- *   pathsearch(name, PATH)                    -> string | -errno  (when available)
+ *   pathsearch(name, PATH, cwd|null)          -> string | -errno  (when available)
+ *   templateCacheMax()                        -> number (the cache policy's bound)
+ *   STALE_RETRIES, templateCacheIdleSec       the policy's constants
  *   backend()                                 -> SPAWNKIT_BACKEND_* | -errno
  *                                                (-ENOSYS: use lib/fallback.js)
  */
@@ -261,7 +263,7 @@ static napi_value js_spawn(napi_env env, napi_callback_info info)
 	if (r < 0) {
 		/* Cannot watch it: do not leave an orphan running. */
 		sk_pidfd_signal(pidfd, SIGKILL);
-		waitid(P_PIDFD, (id_t)pidfd, &(siginfo_t){ 0 }, WEXITED);
+		spawnkit_pidfd_wait(pidfd, 0, &(int){ 0 });
 		close(pidfd);
 		for (int i = 0; i < 3; i++)
 			if (plan.parent_fd[i] >= 0)
@@ -356,16 +358,22 @@ napi_fail:
 
 static napi_value js_pathsearch(napi_env env, napi_callback_info info)
 {
-	size_t argc = 2;
-	napi_value argv[2], out = NULL;
-	char *name = NULL, *path = NULL, buf[4096];
-	int r;
+	size_t argc = 3;
+	napi_value argv[3], out = NULL;
+	napi_valuetype cwd_type = napi_undefined;
+	char *name = NULL, *path = NULL, *cwd = NULL, buf[4096];
+	int r, ok;
 
 	CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+	if (argc >= 3)
+		CHECK(napi_typeof(env, argv[2], &cwd_type));
 	name = dup_string(env, argv[0]);
 	path = name ? dup_string(env, argv[1]) : NULL;
-	if (path) {
-		r = pathsearch_shim(name, path, buf, sizeof(buf));
+	ok = path != NULL;
+	if (ok && cwd_type == napi_string)
+		ok = (cwd = dup_string(env, argv[2])) != NULL;
+	if (ok) {
+		r = pathsearch_shim(name, path, cwd, buf, sizeof(buf));
 		if (r < 0)
 			out = num(env, r);
 		else
@@ -373,9 +381,16 @@ static napi_value js_pathsearch(napi_env env, napi_callback_info info)
 	}
 	free(name);
 	free(path);
+	free(cwd);
 	return out;
 napi_fail:
 	return NULL;
+}
+
+static napi_value js_template_cache_max(napi_env env, napi_callback_info info)
+{
+	(void)info;
+	return num(env, spawnkit_template_cache_max());
 }
 
 /* spawnkit_backend(): which backend a template made now would use; -ENOSYS
@@ -396,6 +411,7 @@ static napi_value init(napi_env env, napi_value exports)
 		{ "killTree", NULL, js_kill_tree, NULL, NULL, NULL, napi_default, NULL },
 		{ "ref", NULL, js_ref, NULL, NULL, NULL, napi_default, NULL },
 		{ "pathsearch", NULL, js_pathsearch, NULL, NULL, NULL, napi_default, NULL },
+		{ "templateCacheMax", NULL, js_template_cache_max, NULL, NULL, NULL, napi_default, NULL },
 		{ "backend", NULL, js_backend, NULL, NULL, NULL, napi_default, NULL },
 	};
 	napi_value has;
@@ -404,6 +420,11 @@ static napi_value init(napi_env env, napi_value exports)
 		return NULL;
 	napi_get_boolean(env, PATHSEARCH_NATIVE, &has);
 	napi_set_named_property(env, exports, "pathsearchNative", has);
+	/* lib/run.js's ESTALE/EACCES policy, the library's own (spawnkit.h) */
+	napi_set_named_property(env, exports, "STALE_RETRIES",
+				num(env, SPAWNKIT_STALE_RETRIES));
+	napi_set_named_property(env, exports, "templateCacheIdleSec",
+				num(env, SPAWNKIT_TEMPLATE_CACHE_IDLE_SEC));
 	return exports;
 }
 

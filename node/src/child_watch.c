@@ -6,6 +6,8 @@
 #include <sys/wait.h>
 #include <uv.h>
 
+#include <spawnkit/spawnkit.h>
+
 #include "child_watch.h"
 #include "kill_tree.h"
 #include "pidfd.h"
@@ -66,20 +68,14 @@ static void call_on_exit(struct child_watch *w, int code, int sig)
 static void on_pidfd_readable(uv_poll_t *p, int status, int events)
 {
 	struct child_watch *w = p->data;
-	siginfo_t si;
+	int r, ws = 0;
 
-	si.si_pid = 0;
-	if (waitid(P_PIDFD, (id_t)w->pidfd, &si, WEXITED | WNOHANG) < 0) {
-		if (errno == EINTR || errno == EAGAIN)
-			return;
-		/* ECHILD: someone else reaped it (a waitpid(-1) elsewhere in
-		 * the process).  The status is lost; report what Node does for
-		 * an unknown status rather than hang. */
-		si.si_pid = w->pid;
-		si.si_code = CLD_EXITED;
-		si.si_status = -errno;
-	}
-	if (si.si_pid == 0)
+	/* The library's wait: a child another waiter reaped (a waitpid(-1)
+	 * in native code elsewhere in the process) still gives its status
+	 * where the kernel keeps it on the pidfd; else -ECHILD, which goes
+	 * to JavaScript as code -ECHILD, signal 0 (lost, never a made-up 0). */
+	r = spawnkit_pidfd_wait(w->pidfd, WNOHANG, &ws);
+	if (r == -EINTR || r == -EAGAIN || r == 0)
 		return;		/* woken early: keep polling */
 
 	uv_poll_stop(p);
@@ -88,10 +84,12 @@ static void on_pidfd_readable(uv_poll_t *p, int status, int events)
 	uv_close((uv_handle_t *)p, on_poll_closed);
 	napi_remove_async_cleanup_hook(w->cleanup);
 	w->cleanup = NULL;
-	if (si.si_code == CLD_EXITED)
-		call_on_exit(w, si.si_status, 0);
+	if (r < 0)
+		call_on_exit(w, r, 0);
+	else if (WIFEXITED(ws))
+		call_on_exit(w, WEXITSTATUS(ws), 0);
 	else
-		call_on_exit(w, -1, si.si_status);
+		call_on_exit(w, -1, WTERMSIG(ws));
 }
 
 static void on_poll_closed_at_teardown(uv_handle_t *h)

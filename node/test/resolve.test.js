@@ -31,11 +31,9 @@ test('native and JavaScript PATH search agree', (t) => {
   const cases = { tool: path.join(b, 'tool'), dironly: -13, onlyplain: -13, 'no-such-spawnkit': -2 };
   for (const [name, want] of Object.entries(cases)) {
     assert.equal(searchInJs(name, PATH, '/'), want, `js ${name}`);
-    // spawnkit_pathsearch reports ENOENT for 'dironly' (src/batch/
-    // pathsearch.c skips a directory without noting EACCES), so
-    // lib/resolve.js re-checks its ENOENT in JavaScript; compared here are
-    // the answers it uses as they are.
-    if (native.pathsearchNative && name !== 'dironly') {
+    // 'dironly' included: a directory of that name is EACCES in the
+    // library too, as execvp says (issue 12, #4).
+    if (native.pathsearchNative) {
       assert.equal(native.pathsearch(name, PATH), want, `native ${name}`);
     }
     assert.equal(resolvedOrErrno(name, PATH), want, `resolveCommand ${name}`);
@@ -53,4 +51,19 @@ test('resolveCommand: names, relative and absolute paths, errors', (t) => {
   assert.throws(() => resolveCommand('mine', ['x'], { PATH: '/nonexistent' }),
     { code: 'ENOENT', syscall: 'spawn mine', path: 'mine', spawnargs: ['x'] });
   assert.throws(() => resolveCommand('', [], {}), { code: 'ENOENT' });
+});
+
+test('relative PATH entries are under the child cwd, in the library too', (t) => {
+  const dir = makeTmpDir(t);
+  fs.mkdirSync(path.join(dir, 'child', 'bin'), { recursive: true });
+  writeScript(path.join(dir, 'child', 'bin'), 'tool', '#!/bin/sh\n');
+  for (const PATH of ['bin', './bin', '/nonexistent:bin']) {
+    const want = path.join(dir, 'child', 'bin', 'tool');
+    assert.equal(resolveCommand('tool', [], { PATH }, path.join(dir, 'child')), want, PATH);
+    if (native.pathsearchNative) {
+      const got = native.pathsearch('tool', PATH, path.join(dir, 'child'));
+      assert.equal(path.resolve(got), want, `native ${PATH}`);
+      assert.equal(native.pathsearch('tool', PATH, dir), -2, `native ${PATH} elsewhere`);
+    }
+  }
 });

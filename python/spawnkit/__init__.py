@@ -9,9 +9,10 @@ run() is subprocess.run() with the defaults an agent runtime wants (stdin
 output limits, no leaked fds); spawn() returns a Popen-like Process with a
 pidfd; spawnkit.aio has the asyncio versions.  Each program is started from a
 cached spawn template (Template), which is remade transparently when the
-executable is replaced (ESTALE).  patch_subprocess() routes existing
-subprocess/asyncio code through spawn templates (spawnkit.compat).  See
-docs/python.md.
+executable is replaced (ESTALE) or the credentials changed (EACCES); the
+cache is bounded (LRU, idle eviction, a share of RLIMIT_NOFILE).
+patch_subprocess() routes existing subprocess/asyncio code through spawn
+templates (spawnkit.compat).  See docs/python.md.
 
 Where the compiled binding cannot work (macOS, a kernel without pidfds, a
 seccomp policy refusing them, SPAWNKIT_BACKEND=fallback), the same API runs
@@ -27,8 +28,8 @@ from ._results import CompletedProcess
 if fallback_reason is None:
     from ._process import Process, spawn
     from ._run import run
-    from ._template import (Template, TemplateCache, backend,
-                            kernel_has_spawn_template, template_cache, which)
+    from ._cache import TemplateCache, template_cache
+    from ._template import Template, backend, kernel_has_spawn_template, which
 else:
     from ._fallback import (Process, Template, TemplateCache, backend,  # type: ignore[assignment]
                             kernel_has_spawn_template, run, spawn, template_cache, which)

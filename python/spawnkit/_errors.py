@@ -11,7 +11,8 @@ import os
 import subprocess
 from typing import Optional, Union
 
-__all__ = ["StaleTemplateError", "NoOutputTimeoutExpired", "error_from_errno"]
+__all__ = ["StaleTemplateError", "NoOutputTimeoutExpired", "error_from_errno",
+           "lost_status_error"]
 
 
 class StaleTemplateError(OSError):
@@ -43,3 +44,14 @@ def error_from_errno(err: int, filename: Optional[Union[str, bytes]] = None) -> 
     if filename is None:
         return OSError(err, os.strerror(err))
     return OSError(err, os.strerror(err), filename)
+
+
+def lost_status_error(pid: int) -> ChildProcessError:
+    """The child was reaped by another waiter and the kernel kept no status
+    on its pidfd (before Linux 6.15): say so rather than report a made-up
+    exit code (subprocess reports 0 here)."""
+    return ChildProcessError(
+        errno.ECHILD,
+        f"exit status of child {pid} was taken by another waiter (a SIGCHLD "
+        "handler's waitpid(-1), or SIGCHLD ignored) and this kernel does not "
+        "keep it on the pidfd")

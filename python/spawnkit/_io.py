@@ -16,6 +16,7 @@ import errno
 import os
 from typing import List, Optional, Tuple
 
+from ._errors import lost_status_error
 from ._ffi import ffi, lib
 from ._pump import CHUNK, Capture, Pump, PumpCore  # noqa: F401
 
@@ -78,6 +79,16 @@ class RunIO:
             raise _error(rc)
         return rc
 
+    def watch_child(self, pidfd: int) -> None:
+        """Let pump() reap the child as soon as it returns after the child
+        ended (before a Python SIGCHLD handler could take the status)."""
+        lib.sk_runio_watch_child(self._p, pidfd)
+
+    def child_status(self) -> Optional[int]:
+        """The returncode if pump() reaped the child, else None."""
+        st = ffi.new("int *")
+        return int(st[0]) if lib.sk_runio_child_status(self._p, st) == 1 else None
+
     def pipe_inodes(self) -> List[int]:
         """Inodes of the output pipes (to find the processes holding them)."""
         return [i for i in (lib.sk_runio_pipe_ino(self._p, 1),
@@ -97,11 +108,12 @@ class RunIO:
         lib.sk_runio_free(p)
 
 
-def wait_pidfd(pidfd: int, deadline: int = NONE) -> Optional[int]:
+def wait_pidfd(pidfd: int, deadline: int = NONE, pid: int = 0) -> Optional[int]:
     """Reap the child behind pidfd: its returncode as subprocess gives it,
     or None if the deadline (absolute monotonic ns) passed first.  A child
-    reaped behind our back (SIGCHLD ignored, a stray waitpid(-1)) reports 0,
-    as subprocess does."""
+    reaped behind our back (SIGCHLD ignored, a stray waitpid(-1)) still
+    gives its status where the kernel keeps it on the pidfd (Linux 6.15);
+    elsewhere ChildProcessError, never a made-up 0."""
     status = ffi.new("int *")
     while True:
         rc = lib.sk_runio_wait(pidfd, deadline, status)
@@ -112,5 +124,5 @@ def wait_pidfd(pidfd: int, deadline: int = NONE) -> Optional[int]:
     if rc == DEADLINE:
         return None
     if rc == -errno.ECHILD:
-        return 0
+        raise lost_status_error(pid)
     raise _error(rc)

@@ -19,9 +19,10 @@ import threading
 from typing import (IO, Any, Iterable, List, Mapping, Optional, Sequence,
                     Tuple, Union)
 
-from ._errors import StaleTemplateError, error_from_errno
+from ._errors import StaleTemplateError, error_from_errno, lost_status_error
 from ._ffi import ffi, lib
-from ._template import StrOrBytesPath, Template, _search_path, template_cache
+from ._cache import REMAKES, template_cache
+from ._template import StrOrBytesPath, Template, _search_path
 from ._tree import kill_tree as _kill_tree
 
 __all__ = ["PIPE", "STDOUT", "DEVNULL", "Process", "spawn"]
@@ -34,7 +35,6 @@ DEVNULL = subprocess.DEVNULL
 #: restore_signals=True does (Python itself ignores SIGPIPE and SIGXFSZ).
 RESTORED_SIGNALS = (signal.SIGPIPE, signal.SIGXFSZ)
 
-_STALE_RETRIES = 8         # a file replaced again between retries is rare
 _DUP2 = lib.SPAWN_TEMPLATE_ACTION_DUP2
 _FCHDIR = lib.SPAWN_TEMPLATE_ACTION_FCHDIR
 _SIGMASK = lib.SPAWN_TEMPLATE_ACTION_SIGMASK
@@ -275,16 +275,22 @@ def _cleanup() -> None:
         return
     with _active_lock:
         for p in list(_active):
-            if p.poll() is not None:
-                _active.remove(p)
+            try:
+                if p.poll() is None:
+                    continue
+            except ChildProcessError:
+                pass                          # reaped by another waiter
+            _active.remove(p)
 
 
 class Process:
     """A started child: subprocess.Popen's interface, driven by a pidfd.
 
     pidfd stays open until the child is reaped (then it is None); wait() and
-    poll() reap through it (waitid(P_PIDFD)), so another thread's
-    waitpid(-1) cannot confuse pid reuse with this child.
+    poll() reap through it (spawnkit_pidfd_wait), so another thread's
+    waitpid(-1) cannot confuse pid reuse with this child; if such a waiter
+    takes the status and the kernel kept none on the pidfd, wait() and
+    poll() raise ChildProcessError instead of inventing one.
     """
 
     def __init__(self, args: Any, pid: int, pidfd: int,
@@ -294,6 +300,7 @@ class Process:
         self.pid = pid
         self.pidfd: Optional[int] = pidfd
         self.returncode: Optional[int] = None
+        self._lost: Optional[ChildProcessError] = None
         self._wait_lock = threading.Lock()
         self._pipe_inodes = [os.fstat(fd).st_ino for fd in fds[1:] if fd is not None]
         self._text_params: Optional[Tuple[str, str]] = None
@@ -315,26 +322,32 @@ class Process:
 
     # ---- status ----
 
-    def _set_status(self, si: os.waitid_result) -> None:
-        self.returncode = si.si_status if si.si_code == os.CLD_EXITED else -si.si_status
-        fd, self.pidfd = self.pidfd, None
-        if fd is not None:
-            os.close(fd)
-
     def _reap(self, block: bool) -> None:
+        if self._lost is not None:
+            raise self._lost
         if self.pidfd is None:
             return
-        try:
-            si = os.waitid(os.P_PIDFD, self.pidfd, os.WEXITED | (0 if block else os.WNOHANG))
-        except ChildProcessError:
-            # Reaped behind our back (SIGCHLD set to SIG_IGN, a stray
-            # waitpid(-1)): the status is lost; subprocess reports 0 too.
-            self.returncode = 0
+        st = ffi.new("int *")
+        while True:
+            # The library's wait: a child reaped behind our back (SIGCHLD
+            # set to SIG_IGN, a stray waitpid(-1)) still gives its status
+            # where the kernel keeps it on the pidfd (Linux 6.15).
+            rc = lib.spawnkit_pidfd_wait(self.pidfd, 0 if block else os.WNOHANG, st)
+            if rc != -errno.EINTR:     # else: run the handlers, wait again
+                break
+        if rc == 0:
+            return
+        if rc == -errno.ECHILD:
+            # Lost for good: an error, never subprocess's made-up 0.
+            self._lost = lost_status_error(self.pid)
             fd, self.pidfd = self.pidfd, None
             os.close(fd)
-            return
-        if si is not None:
-            self._set_status(si)
+            raise self._lost
+        if rc < 0:
+            raise error_from_errno(-rc)
+        self.returncode = os.waitstatus_to_exitcode(st[0])
+        fd, self.pidfd = self.pidfd, None
+        os.close(fd)
 
     def poll(self) -> Optional[int]:
         """The exit status if the child has ended (reaping it), else None."""
@@ -412,7 +425,10 @@ class Process:
                     f.close()
                 except BrokenPipeError:
                     pass
-        self.poll()
+        try:
+            self.poll()
+        except ChildProcessError:
+            pass          # a lost status is reported by wait(), not here
 
     def __enter__(self) -> "Process":
         return self
@@ -431,7 +447,11 @@ class Process:
     def __del__(self) -> None:
         if getattr(self, "pidfd", None) is None:
             return
-        if self.poll() is None:
+        try:
+            running = self.poll() is None
+        except ChildProcessError:
+            return                            # reaped by another waiter
+        if running:
             with _active_lock:
                 _active.append(self)      # keep it to reap later, as subprocess
 
@@ -475,29 +495,38 @@ def _spawn_raw(args: Argv, *, executable: Optional[StrOrBytesPath] = None,
         flags = lib.SPAWNKIT_SPAWN_INHERIT_FDS if inherit_fds or setup.inherit else 0
         pidfd_p = ffi.new("int *", -1)
         program = os.fsencode(executable) if executable is not None else argv_b[0]
-        if template is not None:
-            tmpl, path = template, None
-        else:
+        path: Optional[bytes] = None
+        if template is None:
             try:
                 path = _resolve(program, env, cwd_path)
-                tmpl = template_cache.get(path)
             except OSError as e:
                 # Name the program as the caller wrote it, as subprocess does.
                 raise error_from_errno(e.errno or 0, os.fsdecode(program)) from None
-        for _ in range(_STALE_RETRIES):
-            ptr = tmpl._acquire()
+        # The cache policy (spawnkit_template_cache_max(3)): a cached
+        # template that fails with ESTALE (file replaced) or EACCES
+        # (credentials changed since it was made) is remade from its path,
+        # at most REMAKES times; an explicit template reports the error.
+        tmpl: Optional[Template] = template
+        for attempt in range(REMAKES + 1):
+            if path is None:
+                assert tmpl is not None
+                ptr = tmpl._acquire()
+            else:
+                try:
+                    tmpl, ptr = template_cache.acquire(path, tmpl if attempt else None)
+                except OSError as e:
+                    raise error_from_errno(e.errno or 0, os.fsdecode(program)) from None
             try:
                 pid = lib.spawnkit_spawn(ptr, argv_p, envp, actions, len(acts),
                                          flags, pidfd_p)
             finally:
+                assert tmpl is not None
                 tmpl._release()
             if pid >= 0:
                 break
-            if -pid != errno.ESTALE or path is None:
+            if (-pid not in (errno.ESTALE, errno.EACCES) or path is None
+                    or attempt == REMAKES):
                 raise error_from_errno(-pid, os.fsdecode(program))
-            tmpl = template_cache.replace_stale(path, tmpl)
-        else:
-            raise StaleTemplateError(os.fsdecode(program))
     except BaseException:
         setup.close_all()
         raise

@@ -17,7 +17,7 @@ import subprocess
 import time
 from typing import Any, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
-from ._io import (DEADLINE, EOF, IDLE, _FOREVER, Capture, Pump, RunIO,
+from ._io import (DEADLINE, EOF, IDLE, NONE, _FOREVER, Capture, Pump, RunIO,
                   deadline_ns, wait_pidfd)
 from ._process import Argv, Process, _spawn_raw
 from ._results import (KILL_GRACE, CompletedProcess, _decode, _encode_input,  # noqa: F401
@@ -37,10 +37,22 @@ def _kill_and_drain(pid: int, pidfd: int, io: RunIO, grace: float) -> None:
     still open a moment later is every process on the system searched."""
     end = time.monotonic_ns() + int(max(0.0, min(grace, _FOREVER)) * 1e9)
     inodes = io.pipe_inodes()
-    kill_tree(pid, pidfd, signal.SIGKILL, inodes)
+    kill_tree(_unreaped(pid, io), pidfd, signal.SIGKILL, inodes)
     if io.pump(min(end, time.monotonic_ns() + _DRAIN_FIRST_NS)) != EOF:
-        kill_tree(pid, pidfd, signal.SIGKILL, inodes, all_sessions=True)
+        kill_tree(_unreaped(pid, io), pidfd, signal.SIGKILL, inodes, all_sessions=True)
         io.pump(end)
+
+
+def _unreaped(pid: int, io: Optional[RunIO]) -> Optional[int]:
+    """pid for kill_tree()'s descendant search, or None once the pump has
+    reaped the child (the pid may belong to another process by then)."""
+    return pid if io is None or io.child_status() is None else None
+
+
+def _reap(pidfd: int, deadline: int, pid: int, io: RunIO) -> Optional[int]:
+    """The returncode: what the pump reaped, else wait_pidfd()."""
+    rc = io.child_status()
+    return rc if rc is not None else wait_pidfd(pidfd, deadline, pid)
 
 
 def run(args: Argv, *, input: Union[None, bytes, str] = None,
@@ -82,21 +94,26 @@ def run(args: Argv, *, input: Union[None, bytes, str] = None,
     try:
         deadline = deadline_ns(timeout, time.monotonic_ns())
         io = RunIO(fds[0], data, fds[1], fds[2], output_limit)
+        io.watch_child(pidfd)
         code = io.pump(deadline, deadline_ns(no_output_timeout))
         if code == EOF:
-            returncode = wait_pidfd(pidfd, deadline)
+            returncode = _reap(pidfd, deadline, pid, io)
             if returncode is None:
                 code = DEADLINE                  # pipes closed, child still running
         if code != EOF:
             _kill_and_drain(pid, pidfd, io, kill_grace)
-            returncode = wait_pidfd(pidfd)
+            returncode = _reap(pidfd, NONE, pid, io)
         kept = io.outputs()
     except BaseException:
         if returncode is None:                   # interrupted: leave nothing behind
             inodes = (io.pipe_inodes() if io is not None
                       else [os.fstat(fd).st_ino for fd in fds[1:] if fd is not None])
-            kill_tree(pid, pidfd, signal.SIGKILL, inodes)
-            wait_pidfd(pidfd)
+            kill_tree(_unreaped(pid, io), pidfd, signal.SIGKILL, inodes)
+            if _unreaped(pid, io) is not None:
+                try:
+                    wait_pidfd(pidfd)
+                except ChildProcessError:
+                    pass                         # already reaped elsewhere
         raise
     finally:
         os.close(pidfd)

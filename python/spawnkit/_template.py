@@ -8,20 +8,20 @@ memory another thread is using.
 """
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import threading
-from typing import Dict, Optional, Union
+from typing import Any, Optional, Union
 
 from ._errors import error_from_errno
 from ._ffi import ffi, lib
 
-__all__ = ["Template", "TemplateCache", "template_cache", "which", "backend",
-           "kernel_has_spawn_template"]
+__all__ = ["Template", "which", "backend", "kernel_has_spawn_template"]
 
 StrOrBytesPath = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
 
-_HAVE_PATHSEARCH = hasattr(lib, "spawnkit_pathsearch")
+_HAVE_PATHSEARCH = hasattr(lib, "spawnkit_pathsearch_cwd")
 
 
 def backend() -> str:
@@ -43,21 +43,28 @@ def kernel_has_spawn_template() -> bool:
 
 def _search_path(name: bytes, path_env: Optional[bytes], cwd: Optional[bytes]) -> bytes:
     """execvp's search, done in the parent: the first executable regular file
-    named `name` in the PATH directories; PermissionError if only
-    non-executable matches exist (execvp's EACCES), else FileNotFoundError.
-    An empty PATH element means the child's working directory, as for execvp.
+    named `name` in the PATH directories; PermissionError if only matches
+    that cannot be executed exist (not executable, or a directory: execvp's
+    EACCES), else FileNotFoundError.  Relative PATH elements (an empty one
+    is ".") name directories under the child's working directory `cwd`, as
+    for execvp in the child.  The library's spawnkit_pathsearch_cwd() does
+    the search; the loop below only serves a library without it.
     """
+    if not name:
+        # subprocess tries "dir/" for each PATH entry and execve says
+        # EACCES for a directory: the same error, without the search.
+        raise error_from_errno(errno.EACCES, "")
     if path_env is None:
         path_env = os.fsencode(os.defpath)
-    if _HAVE_PATHSEARCH and not cwd and b"\0" not in path_env:
+    if _HAVE_PATHSEARCH and b"\0" not in path_env and b"\0" not in (cwd or b""):
         out = ffi.new("char[]", 4096)
-        rc = lib.spawnkit_pathsearch(name, path_env, out, 4096)
+        rc = lib.spawnkit_pathsearch_cwd(name, path_env, cwd or ffi.NULL, out, 4096)
         if rc >= 0:
             return os.path.abspath(ffi.string(out))
         raise error_from_errno(-rc, os.fsdecode(name))
     denied = False
     for d in path_env.split(b":"):
-        cand = os.path.join(d or cwd or b".", name)
+        cand = os.path.join(cwd or b".", d or b".", name)
         if os.access(cand, os.X_OK):
             try:
                 if stat.S_ISREG(os.stat(cand).st_mode):
@@ -163,7 +170,7 @@ class Template:
 
     # ---- lifetime: in-flight spawns keep the C object alive -------------
 
-    def _acquire(self):  # type: ignore[no-untyped-def]
+    def _acquire(self) -> Any:
         with self._lock:
             if self._closing or self._ptr is None:
                 raise ValueError("spawn template is closed")
@@ -205,65 +212,11 @@ class Template:
         return f"<spawnkit.Template {self.path!r} {state}>"
 
 
-class TemplateCache:
-    """Per-process templates keyed by absolute path, safe for many threads.
-
-    get() returns the cached template or makes one; replace_stale() swaps a
-    template that reported ESTALE for a new one made from the same path
-    (exactly once when many threads hit the same stale template).
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._map: Dict[bytes, Template] = {}
-
-    def get(self, path: StrOrBytesPath) -> Template:
-        key = os.fsencode(path)
-        t = self._map.get(key)        # lock-free hit: a dict read is atomic
-        if t is not None:
-            return t
-        with self._lock:
-            t = self._map.get(key)
-            if t is None:
-                t = Template(key)
-                self._map[key] = t
-            return t
-
-    def replace_stale(self, path: StrOrBytesPath, stale: Template) -> Template:
-        key = os.fsencode(path)
-        with self._lock:
-            cur = self._map.get(key)
-            if cur is not None and cur is not stale:
-                return cur            # another thread already replaced it
-            self._map.pop(key, None)
-            stale.close()
-            t = Template(key)          # may raise (file gone): nothing cached
-            self._map[key] = t
-            return t
-
-    def discard(self, path: StrOrBytesPath) -> None:
-        with self._lock:
-            t = self._map.pop(os.fsencode(path), None)
-        if t is not None:
-            t.close()
-
-    def clear(self) -> None:
-        with self._lock:
-            ts, self._map = list(self._map.values()), {}
-        for t in ts:
-            t.close()
-
-    def __len__(self) -> int:
-        return len(self._map)
-
-    def __contains__(self, path: object) -> bool:
-        return isinstance(path, (str, bytes, os.PathLike)) and os.fsencode(path) in self._map
-
-    def _after_fork(self) -> None:
-        # A lock held by another thread at fork() would stay held forever.
-        self._lock = threading.Lock()
-
-
-#: The process-wide cache behind spawnkit.spawn() and spawnkit.run().
-template_cache = TemplateCache()
-os.register_at_fork(after_in_child=template_cache._after_fork)
+def __getattr__(name: str) -> Any:
+    """The cache lived here before _cache.py: code that imports
+    template_cache or TemplateCache from this module keeps working (looked
+    up on use, since _cache.py imports this module)."""
+    if name in ("TemplateCache", "template_cache"):
+        from . import _cache
+        return getattr(_cache, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -202,7 +202,10 @@ async def run(args: Argv, *, input: Union[None, bytes, str] = None,
     except BaseException:
         if proc.returncode is None:              # cancelled: leave nothing behind
             proc.kill_tree(signal.SIGKILL)
-            proc.wait()
+            try:
+                proc.wait()
+            except ChildProcessError:
+                pass                             # already reaped elsewhere
         raise
     finally:
         if pump is not None:

@@ -13,6 +13,7 @@
  */
 #define _GNU_SOURCE 1
 #include "run_io.h"
+#include <spawnkit/spawnkit.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -44,6 +45,8 @@ struct sk_runio {
     size_t in_len, in_off;
     int64_t last_output_ns;
     char *scratch;       /* one read for a limited capture */
+    int child_pidfd;     /* sk_runio_watch_child(), else -1 (not ours) */
+    int child_reaped, child_status;
     struct capture cap[2];
     char input[];        /* our copy of the input */
 };
@@ -256,6 +259,7 @@ int sk_runio_new(int stdin_fd, const char *input, size_t input_len, int out_fd,
     }
     /* Nothing can fail from here: the fds are ours. */
     io->stdin_fd = stdin_fd;
+    io->child_pidfd = -1;
     io->in_len = input_len;
     for (i = 0; i < 2; i++)
         io->cap[i].fd = outs[i] < 0 ? -1 : outs[i];
@@ -347,17 +351,64 @@ static int pump(struct sk_runio *io, int64_t deadline_ns, int64_t idle_ns)
     }
 }
 
+/* Reap the child now if it has ended: 1 with *status_out, else 0.  Done
+ * before every return to Python that a signal may have caused: a Python
+ * SIGCHLD handler calling waitpid(-1) runs right after the C call returns,
+ * and would take the status first (on kernels before 6.15 it is then lost:
+ * no copy is kept on the pidfd). */
+static int reap_if_ended(int pidfd, int *status_out)
+{
+    int ws = 0;
+
+    if (spawnkit_pidfd_wait(pidfd, WNOHANG, &ws) != 1)
+        return 0;
+    *status_out = WIFEXITED(ws) ? WEXITSTATUS(ws) : -WTERMSIG(ws);
+    return 1;
+}
+
+void sk_runio_watch_child(struct sk_runio *io, int pidfd)
+{
+    io->child_pidfd = pidfd;
+}
+
+int sk_runio_child_status(const struct sk_runio *io, int *status_out)
+{
+    if (!io->child_reaped)
+        return 0;
+    *status_out = io->child_status;
+    return 1;
+}
+
+static int wait_child(int pidfd, int64_t deadline_ns, int *status_out);
+
 int sk_runio_pump(struct sk_runio *io, int64_t deadline_ns, int64_t idle_ns)
 {
     int saved = errno, rc = pump(io, deadline_ns, idle_ns);
 
+    if (io->child_pidfd >= 0 && !io->child_reaped) {
+        if (rc == SK_RUNIO_EOF) {
+            /* The pipes close a moment before the child ends: wait for
+             * it here, not after a return to Python. */
+            int r = wait_child(io->child_pidfd, deadline_ns, &io->child_status);
+
+            if (r == SK_RUNIO_EOF)
+                io->child_reaped = 1;
+            else if (r == SK_RUNIO_DEADLINE || r == SK_RUNIO_INTR)
+                rc = r;
+            /* else (ECHILD...): EOF; the caller's wait reports it */
+        } else if (rc == SK_RUNIO_INTR) {
+            /* often SIGCHLD.  (Not on a deadline: the caller then kills
+             * the tree by the child's pid, which must not be reaped.) */
+            io->child_reaped = reap_if_ended(io->child_pidfd, &io->child_status);
+        }
+    }
     errno = saved;
     return rc;
 }
 
 static int wait_child(int pidfd, int64_t deadline_ns, int *status_out)
 {
-    siginfo_t si;
+    int rc, ws = 0;
 
     if (deadline_ns >= 0) {
         /* A pidfd is readable once the child has ended; look at least once
@@ -367,17 +418,23 @@ static int wait_child(int pidfd, int64_t deadline_ns, int *status_out)
         struct timespec ts = ns_to_ts(left > 0 ? left : 0);
         int r = ppoll(&p, 1, &ts, NULL);
 
+        if (r < 0 && errno == EINTR)    /* SIGCHLD, likely: see above */
+            return reap_if_ended(pidfd, status_out) ? SK_RUNIO_EOF : SK_RUNIO_INTR;
         if (r < 0)
-            return errno == EINTR ? SK_RUNIO_INTR : -errno;
+            return -errno;
         if (r == 0)
             return SK_RUNIO_DEADLINE;
         if (p.revents & POLLNVAL)
             return -EBADF;
     }
-    memset(&si, 0, sizeof(si));
-    if (waitid(P_PIDFD, (id_t)pidfd, &si, WEXITED) < 0)
-        return errno == EINTR ? SK_RUNIO_INTR : -errno;
-    *status_out = si.si_code == CLD_EXITED ? si.si_status : -si.si_status;
+    /* The library's wait: a status another waiter took is still found
+     * where the kernel keeps it on the pidfd, else -ECHILD (never 0). */
+    rc = spawnkit_pidfd_wait(pidfd, 0, &ws);
+    if (rc == -EINTR)
+        return reap_if_ended(pidfd, status_out) ? SK_RUNIO_EOF : SK_RUNIO_INTR;
+    if (rc < 0)
+        return rc;
+    *status_out = WIFEXITED(ws) ? WEXITSTATUS(ws) : -WTERMSIG(ws);
     return SK_RUNIO_EOF;
 }
 

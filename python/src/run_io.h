@@ -60,8 +60,19 @@ int sk_runio_pump(struct sk_runio *io, int64_t deadline_ns, int64_t idle_ns);
 /* Wait for the child behind pidfd to end and reap it: SK_RUNIO_EOF with
  * *status_out as subprocess reports it (exit code, or -signal), or
  * SK_RUNIO_DEADLINE (not reaped), SK_RUNIO_INTR, -ECHILD if someone else
- * reaped it, -errno. */
+ * reaped it and the kernel kept no status on the pidfd, -errno.  A signal
+ * that interrupts the wait after the child ended (SIGCHLD) gives EOF: the
+ * child is reaped before Python's handlers run, so a handler calling
+ * waitpid(-1) cannot take the status. */
 int sk_runio_wait(int pidfd, int64_t deadline_ns, int *status_out);
+
+/* Let sk_runio_pump() reap the child behind pidfd (not taken over), for
+ * the same reason: at EOF it then also waits for the child (until the same
+ * deadline: SK_RUNIO_DEADLINE if it still runs), and on INTR it reaps the
+ * child if it ended.  sk_runio_child_status() then gives 1 and the status
+ * (else 0), and the child must not be waited for again, nor its pid used. */
+void sk_runio_watch_child(struct sk_runio *io, int pidfd);
+int sk_runio_child_status(const struct sk_runio *io, int *status_out);
 
 /* The inode of output pipe `which` (1 stdout, 2 stderr), 0 if there is
  * none or it is at EOF: the pipe holders a timeout kills are found by it. */

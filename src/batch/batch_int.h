@@ -3,9 +3,14 @@
  * batch_int.h - what the batch backends share.
  *
  * Every user-space backend starts the same way (the checks of the call as a
- * whole, a private working copy of the entries, the results array filled
- * with -ECANCELED) and runs word copies and jumps with the same code, so
+ * whole, private working copies of the entries and the results, the results
+ * filled with -ECANCELED), runs word copies and jumps with the same code and
+ * ends the same way (the results copied back once, as the kernel does), so
  * their results can only differ where the kernel primitive underneath does.
+ *
+ * The results are private until the end because a batch may itself take
+ * the caller's array away (mprotect, munmap): the copy back then fails with
+ * -EFAULT for the call as a whole, never a crash.
  */
 #ifndef SPAWNKIT_BATCH_INT_H
 #define SPAWNKIT_BATCH_INT_H
@@ -20,9 +25,12 @@ struct sk_batch_run {
 	uintptr_t ue, ue_end;		/* the caller's entries array */
 	uintptr_t ur, ur_end;		/* the caller's results array */
 	struct batch_entry *work;	/* private working copy of the entries */
-	int64_t *results;		/* == caller's results (probed writable) */
+	int64_t *results;		/* private working copy of the results */
 	unsigned int count;
+	uint64_t ran[BATCH_MAX_ENTRIES / 64];	/* entries that ran */
+	int remapped;			/* a call that ran may have changed the mappings */
 	struct batch_entry stack[SK_BATCH_STACK_ENTRIES];
+	int64_t stack_results[SK_BATCH_STACK_ENTRIES];
 };
 
 /*
@@ -32,8 +40,30 @@ struct sk_batch_run {
  */
 long sk_batch_begin(struct sk_batch_run *r, const struct batch_entry *entries,
 		    int64_t *results, unsigned int count, unsigned int flags);
-/* Results writable (EFAULT) and every slot set to -ECANCELED. */
-long sk_batch_results_init(struct sk_batch_run *r);
+/* The caller's results writable now (EFAULT) and every private slot set to
+ * -ECANCELED.  keep: leave the caller's bytes as they were (a backend that
+ * may still refuse the program); else the probe may clobber them (one
+ * system call per page instead of two: the copy back rewrites them). */
+long sk_batch_results_init(struct sk_batch_run *r, int keep);
+
+/* 1 if system call nr may change what memory is mapped or writable (the
+ * copy back then probes the caller's array again). */
+int sk_batch_may_remap(uint64_t nr);
+
+/* Entry i ran and returned res. */
+static inline void sk_batch_set(struct sk_batch_run *r, unsigned int i, int64_t res)
+{
+	r->results[i] = res;
+	r->ran[i / 64] |= 1ULL << (i % 64);
+}
+
+/*
+ * The end of a batch that ran (last: the index of the last entry that ran):
+ * slots of entries that never ran back to -ECANCELED (a word copy may have
+ * written one), the results copied to the caller's array, the working
+ * copies freed.  Returns last, or -EFAULT if the array is not writable now.
+ */
+long sk_batch_finish(struct sk_batch_run *r, unsigned int last);
 void sk_batch_end(struct sk_batch_run *r);
 
 /* Result of the word copy e (flags already checked). */

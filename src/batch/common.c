@@ -31,24 +31,54 @@ long sk_batch_begin(struct sk_batch_run *r, const struct batch_entry *entries,
 		return -EFAULT;
 	if (count <= SK_BATCH_STACK_ENTRIES) {
 		r->work = r->stack;
+		r->results = r->stack_results;
 	} else {
-		r->work = malloc(bytes);
+		/* one allocation: the entries, then the results */
+		r->work = malloc(bytes + (size_t)count * sizeof(*results));
 		if (!r->work)
 			return -ENOMEM;
+		r->results = (int64_t *)(r->work + count);
 	}
 	memcpy(r->work, entries, bytes);
 	return 0;
 }
 
-long sk_batch_results_init(struct sk_batch_run *r)
+long sk_batch_results_init(struct sk_batch_run *r, int keep)
 {
 	unsigned int i;
 
-	if (sk_probe_write(r->ur, r->ur_end - r->ur))
+	/* sk_probe_range puts back the bytes it tries: a program that a
+	 * backend then refuses leaves the caller's results as they were. */
+	if (keep ? sk_probe_range(r->ur, r->ur_end - r->ur, 1)
+		 : sk_probe_write(r->ur, r->ur_end - r->ur))
 		return -EFAULT;
+	r->remapped = 0;
 	for (i = 0; i < r->count; i++)
 		r->results[i] = -ECANCELED;
+	memset(r->ran, 0, (r->count + 63) / 64 * sizeof(r->ran[0]));
 	return 0;
+}
+
+long sk_batch_finish(struct sk_batch_run *r, unsigned int last)
+{
+	size_t bytes = r->ur_end - r->ur;
+	unsigned int i;
+	long ret = last;
+
+	for (i = 0; i < r->count; i++)
+		if (!(r->ran[i / 64] & (1ULL << (i % 64))))
+			r->results[i] = -ECANCELED;
+	/* The batch's own calls may have unmapped or write-protected the
+	 * array since results_init: then ask again, page by page, just before
+	 * the copy (the write probe clobbers only bytes the copy overwrites).
+	 * Other threads changing our caller's mappings meanwhile are the
+	 * caller's race, as for any call that writes to a buffer. */
+	if (r->remapped && sk_probe_write(r->ur, bytes))
+		ret = -EFAULT;
+	else
+		memcpy((void *)r->ur, r->results, bytes);
+	sk_batch_end(r);
+	return ret;
 }
 
 void sk_batch_end(struct sk_batch_run *r)
@@ -56,6 +86,7 @@ void sk_batch_end(struct sk_batch_run *r)
 	if (r->work && r->work != r->stack)
 		free(r->work);
 	r->work = NULL;
+	r->results = NULL;
 }
 
 /*
@@ -134,6 +165,44 @@ int64_t sk_batch_wordcopy(struct sk_batch_run *r, const struct batch_entry *e)
 	if (dst_out && sk_probe_write((uintptr_t)dst, 8))
 		return -EFAULT;
 	store_word(dst, word);
+	return 0;
+}
+
+/* The highest x86_64 syscall number this list was written against (mseal,
+ * Linux 6.10); anything newer counts as "may remap", to be safe. */
+#define SK_LAST_REVIEWED_NR 462
+
+int sk_batch_may_remap(uint64_t nr)
+{
+	if (nr > SK_LAST_REVIEWED_NR)
+		return 1;
+	switch (nr) {
+	case SYS_mmap:
+	case SYS_munmap:
+	case SYS_mprotect:
+	case SYS_mremap:
+	case SYS_brk:
+	case SYS_madvise:		/* MADV_GUARD_INSTALL makes pages fault */
+	case SYS_remap_file_pages:
+	case SYS_shmat:
+	case SYS_shmdt:
+	case SYS_userfaultfd:
+	case SYS_ioctl:			/* UFFDIO_REGISTER, UFFDIO_WRITEPROTECT */
+	case SYS_prctl:			/* PR_SET_MM */
+#ifdef SYS_pkey_mprotect
+	case SYS_pkey_mprotect:
+#endif
+#ifdef SYS_pkey_alloc
+	case SYS_pkey_alloc:
+#endif
+#ifdef SYS_process_madvise
+	case SYS_process_madvise:
+#endif
+#ifdef SYS_map_shadow_stack
+	case SYS_map_shadow_stack:
+#endif
+		return 1;
+	}
 	return 0;
 }
 

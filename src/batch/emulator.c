@@ -20,7 +20,7 @@ long sk_batch_emulator(const struct batch_entry *entries, int64_t *results,
 
 	ret = sk_batch_begin(&r, entries, results, count, flags);
 	if (ret == 0)
-		ret = sk_batch_results_init(&r);
+		ret = sk_batch_results_init(&r, 0);
 	if (ret) {
 		sk_batch_end(&r);
 		return ret;
@@ -38,14 +38,15 @@ long sk_batch_emulator(const struct batch_entry *entries, int64_t *results,
 			res = sk_batch_wordcopy(&r, &e);
 		else if (sk_batch_denied(e.nr))
 			res = -ENOSYS;
-		else
+		else {
+			r.remapped |= sk_batch_may_remap(e.nr);
 			res = sk_syscall6((long)e.nr, (long)e.args[0], (long)e.args[1],
 					  (long)e.args[2], (long)e.args[3],
 					  (long)e.args[4], (long)e.args[5]);
-		results[i] = res;
+		}
+		sk_batch_set(&r, i, res);
 		last = i;
 		i = sk_batch_next(&e, res, i, count);
 	}
-	sk_batch_end(&r);
-	return last;
+	return sk_batch_finish(&r, last);
 }

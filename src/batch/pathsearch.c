@@ -11,6 +11,12 @@
  * so it ends at the first executable candidate, and the caller only has to
  * check the type (a directory is "executable" too: then the search goes on
  * from the next candidate in a second batch).
+ *
+ * The errors are execvp's: EACCES when some candidate exists but cannot be
+ * run (not executable, or not a regular file: execve says EACCES for a
+ * directory), else ENOENT.  Relative PATH entries (an empty one is ".")
+ * name directories under the child's working directory, which the caller
+ * may give (spawnkit_pathsearch_cwd) when it differs from ours.
  */
 #include <fcntl.h>
 #include <limits.h>
@@ -64,7 +70,10 @@ static int search(char **cands, unsigned int n, int *saw_eacces)
 			c = (unsigned int)last / 2;
 			if (S_ISREG(stx.stx_mode))
 				return (int)(first + c);
-			first += c + 1;	/* a directory: go on after it */
+			/* a directory (or a device, a fifo): execve would
+			 * fail with EACCES; go on after it */
+			*saw_eacces = 1;
+			first += c + 1;
 			continue;
 		}
 		first += m;
@@ -75,7 +84,13 @@ static int search(char **cands, unsigned int n, int *saw_eacces)
 SK_EXPORT int spawnkit_pathsearch(const char *name, const char *path_env, char *out,
 				  size_t outlen)
 {
-	size_t nlen, plen, len;
+	return spawnkit_pathsearch_cwd(name, path_env, NULL, out, outlen);
+}
+
+SK_EXPORT int spawnkit_pathsearch_cwd(const char *name, const char *path_env,
+				      const char *cwd, char *out, size_t outlen)
+{
+	size_t nlen, plen, len, clen = 0;
 	char **cands = NULL, *buf = NULL, *w;
 	const char *p, *colon;
 	unsigned int n = 0, max;
@@ -83,19 +98,41 @@ SK_EXPORT int spawnkit_pathsearch(const char *name, const char *path_env, char *
 
 	if (!name || !*name || !out)
 		return -EINVAL;
+	if (cwd && !*cwd)
+		cwd = NULL;
+	if (cwd)
+		clen = strlen(cwd);
 	nlen = strlen(name);
 	if (strchr(name, '/')) {
 		char *one[1] = { (char *)name };
 
-		if (nlen >= PATH_MAX)
-			return -ENAMETOOLONG;
-		ret = search(one, 1, &saw_eacces);
-		if (ret < 0)
-			return ret == -ENOENT && saw_eacces ? -EACCES : ret;
-		if (nlen + 1 > outlen)
-			return -ENAMETOOLONG;
-		memcpy(out, name, nlen + 1);
-		return (int)nlen;
+		if (cwd && name[0] != '/') {	/* under the child's cwd */
+			if (clen + 1 + nlen >= PATH_MAX)
+				return -ENAMETOOLONG;
+			buf = malloc(clen + 1 + nlen + 1);
+			if (!buf)
+				return -ENOMEM;
+			memcpy(buf, cwd, clen);
+			buf[clen] = '/';
+			memcpy(buf + clen + 1, name, nlen + 1);
+			one[0] = buf;
+			nlen += clen + 1;
+		}
+		if (nlen >= PATH_MAX) {
+			ret = -ENAMETOOLONG;
+		} else {
+			ret = search(one, 1, &saw_eacces);
+			if (ret == -ENOENT && saw_eacces)
+				ret = -EACCES;
+		}
+		if (ret >= 0 && nlen + 1 > outlen)
+			ret = -ENAMETOOLONG;
+		if (ret >= 0) {
+			memcpy(out, one[0], nlen + 1);
+			ret = (int)nlen;
+		}
+		free(buf);
+		return ret;
 	}
 	if (!path_env)
 		path_env = getenv("PATH");
@@ -105,20 +142,29 @@ SK_EXPORT int spawnkit_pathsearch(const char *name, const char *path_env, char *
 	max = 1;
 	for (p = path_env; *p; p++)
 		max += *p == ':';
-	/* Every candidate is at most "dir" + "/" + name + NUL, with an empty
-	 * dir standing for "." (two bytes more than the dir itself). */
+	/* Every candidate is at most "cwd/" + "dir" + "/" + name + NUL, with
+	 * an empty dir standing for "." (two bytes more than the dir itself). */
 	cands = malloc(max * sizeof(*cands));
-	buf = malloc(plen + max * (nlen + 3));
+	buf = malloc(plen + max * (clen + 1 + nlen + 3));
 	if (!cands || !buf) {
 		ret = -ENOMEM;
 		goto out;
 	}
 	w = buf;
 	for (p = path_env;; p = colon + 1) {
+		int rel;
+
 		colon = strchr(p, ':');
 		len = colon ? (size_t)(colon - p) : strlen(p);
-		if (len + 1 + nlen < PATH_MAX) {	/* longer ones cannot exist */
+		rel = cwd && (len == 0 || *p != '/');
+		/* longer ones cannot exist */
+		if ((rel ? clen + 1 : 0) + (len ? len : 1) + 1 + nlen < PATH_MAX) {
 			cands[n++] = w;
+			if (rel) {
+				memcpy(w, cwd, clen);
+				w += clen;
+				*w++ = '/';
+			}
 			if (len == 0) {
 				*w++ = '.';
 			} else {

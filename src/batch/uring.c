@@ -302,12 +302,15 @@ static unsigned int run_sync(struct sk_batch_run *r, unsigned int i, unsigned in
 {
 	while (i < j) {
 		const struct batch_entry *e = &r->work[i];
-		int64_t res = sk_syscall6((long)e->nr, (long)e->args[0], (long)e->args[1],
-					  (long)e->args[2], (long)e->args[3],
-					  (long)e->args[4], (long)e->args[5]);
 		unsigned int next;
+		int64_t res;
 
-		r->results[i] = res;
+		r->remapped |= sk_batch_may_remap(e->nr);	/* none does today */
+		res = sk_syscall6((long)e->nr, (long)e->args[0], (long)e->args[1],
+				  (long)e->args[2], (long)e->args[3],
+				  (long)e->args[4], (long)e->args[5]);
+
+		sk_batch_set(r, i, res);
 		*last = i;
 		next = sk_batch_next(e, res, i, r->count);
 		if (next != i + 1)
@@ -426,7 +429,7 @@ static unsigned int run_segment(struct sk_batch_run *r, struct io_uring *ring,
 					return run_sync(r, k, j, last);
 				}
 			}
-			r->results[k] = v;
+			sk_batch_set(r, k, v);
 			*last = k;
 			next = sk_batch_next(e, v, k, r->count);
 			if (next != k + 1)
@@ -449,13 +452,16 @@ long sk_batch_uring(const struct batch_entry *entries, int64_t *results,
 	unsigned int i = 0, j, last = 0;
 	long ret;
 
+	/* The checks of the call as a whole (EFAULT for the results
+	 * included) come first, as on every backend; only then whether
+	 * io_uring can run this program (EOPNOTSUPP). */
 	ret = sk_batch_begin(&r, entries, results, count, flags);
+	if (ret == 0)
+		ret = sk_batch_results_init(&r, 1);
 	if (ret == 0 && !(ring = ring_get()))
 		ret = tls_ring_err ? tls_ring_err : -ENOSYS;
 	if (ret == 0)
 		ret = check_program(&r);
-	if (ret == 0)
-		ret = sk_batch_results_init(&r);
 	if (ret) {
 		sk_batch_end(&r);
 		return ret;
@@ -465,7 +471,7 @@ long sk_batch_uring(const struct batch_entry *entries, int64_t *results,
 			struct batch_entry e = r.work[i];
 			int64_t res = e.flags ? -EINVAL : sk_batch_wordcopy(&r, &e);
 
-			results[i] = res;
+			sk_batch_set(&r, i, res);
 			last = i;
 			i = sk_batch_next(&e, res, i, count);
 			continue;
@@ -475,8 +481,7 @@ long sk_batch_uring(const struct batch_entry *entries, int64_t *results,
 		ring = ring_get();
 		i = ring ? run_segment(&r, ring, i, j, &last) : run_sync(&r, i, j, &last);
 	}
-	sk_batch_end(&r);
-	return last;
+	return sk_batch_finish(&r, last);
 }
 
 #endif /* SPAWNKIT_HAVE_LIBURING */

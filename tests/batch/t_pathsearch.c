@@ -101,7 +101,8 @@ int main(void)
 
 	CHECK_ERR(spawnkit_pathsearch("nothing", path, out, sizeof(out)), ENOENT);
 	CHECK_ERR(spawnkit_pathsearch("noexec", path, out, sizeof(out)), EACCES);
-	CHECK_ERR(spawnkit_pathsearch("dir", path, out, sizeof(out)), ENOENT);
+	/* a directory of that name: execvp's EACCES (issue 12, #4) */
+	CHECK_ERR(spawnkit_pathsearch("dir", path, out, sizeof(out)), EACCES);
 	CHECK_ERR(spawnkit_pathsearch("", path, out, sizeof(out)), EINVAL);
 	CHECK_ERR(spawnkit_pathsearch(NULL, path, out, sizeof(out)), EINVAL);
 	CHECK_ERR(spawnkit_pathsearch("cmd", path, NULL, 10), EINVAL);
@@ -109,7 +110,7 @@ int main(void)
 	CHECK_ERR(spawnkit_pathsearch("cmd", path, out, ret), ENAMETOOLONG);
 	CHECK_EQ(spawnkit_pathsearch("cmd", path, out, ret + 1), ret);
 	snprintf(out, sizeof(out), "%s/d3/cmd", top);
-	CHECK_ERR(spawnkit_pathsearch(out, NULL, out, sizeof(out)), ENOENT);
+	CHECK_ERR(spawnkit_pathsearch(out, NULL, out, sizeof(out)), EACCES);
 	snprintf(out, sizeof(out), "%s/d2/cmd", top);
 	CHECK_ERR(spawnkit_pathsearch(out, NULL, out, sizeof(out)), EACCES);
 

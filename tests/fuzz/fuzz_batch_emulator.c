@@ -11,7 +11,12 @@
  * at any offset, a scratch page, guard pages, NULL, kernel and random
  * addresses) and write into the results, the scratch page, guard pages, or
  * an entry's args/jump/flags bytes: never into an nr field, so no copy can
- * make a call out of a random word.
+ * make a call out of a random word.  Nor into the destination (args[1]) of
+ * a later word copy: the ABI lets that copy then write wherever the word
+ * points, the canaries included, which is allowed, not a crash (and a word
+ * pointing at an nr field would make a call out of a random word).  Such a
+ * destination is moved to the scratch page after the program is built
+ * (tests/fuzz/regress/ keeps an input that found the false crash).
  *
  * Layout: each array ends exactly at a PROT_NONE guard page (a write or read
  * past the end faults and libFuzzer reports it) and is preceded by canary
@@ -116,6 +121,31 @@ static const uint64_t harmless[] = {
 	SYS_rt_sigreturn,
 };
 
+/* 1 if the 8 bytes at dst overlap args[1] of a word copy after entry i. */
+static int hits_later_copy_target(const struct batch_entry *e, unsigned int n,
+				  unsigned int i, uintptr_t ents, uint64_t dst)
+{
+	const uint64_t a1 = __builtin_offsetof(struct batch_entry, args[1]);
+
+	for (unsigned int j = i + 1; j < n; j++) {
+		uint64_t t = ents + j * sizeof(*e) + a1;
+
+		if (e[j].nr == BATCH_NR_WORDCOPY && dst < t + 8 && dst + 8 > t)
+			return 1;
+	}
+	return 0;
+}
+
+/* Word copies that would rewrite a later copy's destination write into the
+ * scratch page instead (see the header). */
+static void keep_copy_targets(struct batch_entry *e, unsigned int n, uintptr_t ents)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if (e[i].nr == BATCH_NR_WORDCOPY &&
+		    hits_later_copy_target(e, n, i, ents, e[i].args[1]))
+			e[i].args[1] = (uintptr_t)scratch + 8 * i;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct batch_entry copy[BATCH_MAX_ENTRIES + 1];
@@ -168,6 +198,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if ((kind & 0xf0) == 0xf0)
 			e[i].flags = (uint16_t)take(&in, 2);
 	}
+	keep_copy_targets(e, n, ents);
 	for (i = 0; i < count && i < n; i++)
 		copy[i] = e[i];
 	if (count > BATCH_MAX_ENTRIES)

@@ -45,15 +45,16 @@ try:  # the compiled binding; without it every call goes to stock
     from .._ffi import ffi, lib
     from .._errors import StaleTemplateError
     from .._process import _low_fd_safe, _pass_fds_actions, _sigset_arg
-    from .._template import backend, template_cache
+    from .._cache import REMAKES, template_cache
+    from .._template import backend
     _BINDING: Optional[str] = None
 except Exception as e:  # pragma: no cover - exercised by a forced fallback
     _BINDING = f"no-binding:{type(e).__name__}"
 
-_STALE_RETRIES = 8
 #: Templates kept at most (each holds its executable's fd): past this the
 #: cache is emptied, so programs run once (temporary scripts) cannot pile up
-#: fds, or keep deleted files' space, for the process's life.
+#: fds, or keep deleted files' space, for the process's life.  (The cache
+#: also bounds itself: spawnkit_template_cache_max(3), LRU and idle.)
 CACHE_BOUND = 256
 _backend_reason: List[Optional[str]] = []     # computed once: [reason or None]
 
@@ -306,32 +307,35 @@ def _spawn(audit: Tuple[Any, ...], path: bytes, argv_p: Any, envp: Any, acts: An
            n: int, flags: int) -> int:
     if len(template_cache) >= CACHE_BOUND and path not in template_cache:
         template_cache.clear()       # closes are deferred past in-flight spawns
-    try:
-        tmpl = template_cache.get(path)
-    except OSError as e:
-        raise _Fallback("template-error:" + errno.errorcode.get(e.errno or 0, "?")) from None
-    # Audited as late as possible: a fallback before here leaves it to stock.
-    # (A spawn that fails below and is handed over is audited twice.)
-    sys.audit(*audit)
-    for _ in range(_STALE_RETRIES):
+    # The one cache policy (spawnkit_template_cache_max(3)), as spawn():
+    # a template that fails with ESTALE (file replaced) or EACCES
+    # (credentials changed since it was made) is remade at most REMAKES
+    # times; the cache also remakes one closed under us.
+    tmpl = None
+    err = errno.ESTALE
+    for attempt in range(REMAKES + 1):
         try:
-            ptr = tmpl._acquire()
-        except ValueError:                        # closed under us: remake
-            tmpl = template_cache.replace_stale(path, tmpl)
-            continue
+            tmpl, ptr = template_cache.acquire(path, tmpl)
+        except OSError as e:
+            if attempt == 0:
+                raise _Fallback("template-error:" +
+                                errno.errorcode.get(e.errno or 0, "?")) from None
+            break
         try:
+            if attempt == 0:
+                # Audited as late as possible: a fallback before here leaves
+                # it to stock.  (A spawn that fails below and is handed over
+                # is audited twice.)
+                sys.audit(*audit)
             pid = lib.spawnkit_spawn(ptr, argv_p, envp, acts, n, flags, ffi.NULL)
         finally:
             tmpl._release()
         if pid >= 0:
             return pid
-        if -pid != errno.ESTALE:
-            raise _Fallback("spawn-error:" + errno.errorcode.get(-pid, str(-pid)))
-        try:
-            tmpl = template_cache.replace_stale(path, tmpl)
-        except OSError:
+        err = -pid
+        if err not in (errno.ESTALE, errno.EACCES):
             break
-    raise _Fallback("spawn-error:ESTALE")
+    raise _Fallback("spawn-error:" + errno.errorcode.get(err, str(err)))
 
 
 def execute_child(self: Any, *args: Any, **kwargs: Any) -> None:
