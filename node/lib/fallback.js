@@ -14,7 +14,7 @@
 const childProcess = require('node:child_process');
 const { HeadTail } = require('./capture');
 const { AbortError, spawnError, systemError } = require('./errors');
-const { checkString, checkArgs } = require('./options');
+const { checkFile, checkArgs } = require('./options');
 const { signalNumber } = require('./signals');
 const { captureOptions } = require('./run');
 const { resolveCommand } = require('./resolve');
@@ -23,7 +23,8 @@ const DEFAULT_KILL_GRACE_MS = 1000;
 const ENOSYS = -38;
 
 class Template {
-  constructor() {
+  constructor(pathOrCommand) {
+    checkFile('pathOrCommand', pathOrCommand); // bad arguments first, as the addon's
     throw systemError(ENOSYS, 'spawn_template_create (fallback backend)');
   }
 }
@@ -38,7 +39,7 @@ function signal(pid, sig) {
 }
 
 function runInternal(file, args, options) {
-  checkString('file', file);
+  checkFile('file', file);
   args = checkArgs(args);
   let opts;
   try {
