@@ -26,6 +26,12 @@ export interface SpawnOptions {
   signal?: AbortSignal;
   /** Keep fds above 2 open in the child (SPAWNKIT_SPAWN_INHERIT_FDS). */
   inheritFds?: boolean;
+  /** Start a Python call (`python [flags] script|-c|-m ...`) from a warm
+   *  interpreter when it fits; anything else runs cold (docs/warm.md). */
+  warm?: boolean;
+  /** With warm: modules the warm interpreter imports once (then visible in
+   *  the tool's sys.modules: opt-in).  Part of the interpreter's key. */
+  preload?: readonly string[];
 }
 
 export interface RunOptions extends Omit<SpawnOptions, 'stdio' | 'argv0'> {
@@ -138,3 +144,29 @@ export const nativePathSearch: boolean;
 export function backend(): 'user' | 'kernel' | 'fallback';
 /** Why the fallback is in use, or null when the addon is. */
 export const fallbackReason: string | null;
+
+/** What spawnkit/register did since it was loaded (docs/node-register.md). */
+export interface RegisterStats {
+  /** starts made through spawnkit (including those that failed like stock: ENOENT, ...) */
+  routed: number;
+  /** starts handed to stock child_process */
+  fallback: number;
+  /** fallbacks by reason: 'ipc', 'detached', 'uid', 'gid', 'ENOEXEC', 'stdio-handle', ... */
+  reasons: Record<string, number>;
+}
+/** A copy of the counters; all zero unless spawnkit/register is loaded. */
+export function registerStats(): RegisterStats;
+
+export interface WarmStats {
+  warmSpawns: number;
+  coldFallbacks: number;
+  /** Cold fallbacks by reason ('not-python', 'args', 'script', ...). */
+  reasons: Record<string, number>;
+  started: number;
+  restarted: number;
+  shutDown: number;
+}
+/** The library's warm-template counters for this process. */
+export function warmStats(): WarmStats;
+/** Stop and reap this process's warm interpreters now. */
+export function warmShutdown(): void;

@@ -5,8 +5,10 @@ const { Template } = require('./lib/template');
 const { SpawnkitChild } = require('./lib/child');
 const {
   run, execFile, clearTemplateCache, configureTemplateCache, templateCacheSize, templateCacheMaxSize,
+  warmStats, warmShutdown,
 } = require('./lib/run');
 const { AbortError } = require('./lib/errors');
+const { registerStats } = require('./lib/register/stats');
 
 module.exports = {
   Template,
@@ -17,7 +19,11 @@ module.exports = {
   configureTemplateCache,
   templateCacheSize,
   templateCacheMaxSize,
+  warmStats,
+  warmShutdown,
   AbortError,
+  // Starts routed through spawnkit / handed to stock by spawnkit/register.
+  registerStats,
   // Whether the addon resolves commands with the C library's PATH search.
   nativePathSearch: native?.pathsearchNative ?? false,
 };

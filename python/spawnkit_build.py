@@ -173,6 +173,22 @@ def cdef_of_header(path: str) -> str:
 RUN_IO_H = os.path.join(HERE, "src", "run_io.h")
 RUN_IO_CDEF = cdef_of_header(RUN_IO_H)
 
+# Warm templates (include/spawnkit/warm.h): the client lives in the library.
+WARM_CDEF = r"""
+#define SPAWNKIT_WARM_NR_REASONS ...
+struct spawnkit_warm_stats {
+    uint64_t warm_spawns; uint64_t cold_fallbacks; uint64_t started;
+    uint64_t restarted; uint64_t shut_down; uint64_t reasons[...];
+};
+int spawnkit_warm_spawn(const char *path, char *const argv[], char *const envp[],
+                        const struct spawn_template_action *actions,
+                        unsigned int nr_actions, unsigned int flags,
+                        const char *preload, pid_t *pid, int *pidfd);
+void spawnkit_warm_stats(struct spawnkit_warm_stats *out);
+const char *spawnkit_warm_reason_name(int reason);
+void spawnkit_warm_shutdown(void);
+"""
+
 PATHSEARCH_CDEF = r"""
 int spawnkit_pathsearch(const char *name, const char *path_env, char *out,
                         size_t outlen);
@@ -184,11 +200,12 @@ SOURCE = r"""
 #define _GNU_SOURCE 1
 #include <unistd.h>
 #include <spawnkit/spawnkit.h>
+#include <spawnkit/warm.h>
 #include "run_io.h"
 """
 
 ffibuilder = FFI()
-_cdef, _source = CDEF + RUN_IO_CDEF, SOURCE
+_cdef, _source = CDEF + RUN_IO_CDEF + WARM_CDEF, SOURCE
 if _has_pathsearch():
     _cdef += PATHSEARCH_CDEF
     _source += "#include <spawnkit/batch.h>\n"

@@ -22,6 +22,7 @@ suite c-suite env SPAWN_BACKENDS="user" BATCH_BACKENDS="${BATCH_BACKENDS:-emulat
 suite man-pages tests/man/check-man.sh
 [ -f python/Makefile ] && suite python make -s test-python
 [ -f node/Makefile ] && suite node make -s test-node
+[ -f tests/warm/equivalence.py ] && suite warm make -s test-warm
 [ -f scripts/test-fallback.sh ] && suite fallback make -s test-fallback
 [ -f scripts/test-packages.sh ] && suite packages make -s test-packages
 if [ "$mode" = all ] && [ -f kernel/Makefile ]; then

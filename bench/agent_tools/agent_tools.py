@@ -10,6 +10,16 @@ in flight split over worker processes, for each way of starting a process:
   spawnkit-user    spawnkit.run(...) on the user-space template backend
   spawnkit-kernel  spawnkit.run(...) on the kernel's spawn templates, only
                    when the kernel advertises them
+  spawnkit-warm    spawnkit.run(..., warm=True): the user backend, with
+                   python-small forked from a warm interpreter (docs/warm.md)
+
+Each run is made in two tool environments, reported side by side, so that
+skipping injected set-up is never sold as a spawn gain:
+
+  configured       the environment as this machine sets it (e.g. its
+                   NODE_EXTRA_CA_CERTS), python-small on the configured python3
+  clean            no NODE_EXTRA_CA_CERTS, python-small on Debian's
+                   /usr/bin/python3 (no site .pth that imports certifi)
 
 Backends are interleaved (each repetition runs every split, and in each split
 every backend, in an order rotated per repetition), every call's output is
@@ -65,6 +75,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                    help="comma-separated from: " + ", ".join(backends.ALL) +
                         "; auto = subprocess, spawnkit-user, and spawnkit-kernel when the kernel has it")
     p.add_argument("--reps", type=int, default=5, help="repetitions (default 5)")
+    p.add_argument("--envs", default="configured,clean",
+                   help="tool environments, comma-separated: configured, clean (default both)")
     p.add_argument("--json", nargs="?", const="", default=None, metavar="PATH",
                    help="also write the results as JSON (default: beside the plot)")
     p.add_argument("--plot", default=str(DEFAULT_PLOT), help=f"PNG path (default {DEFAULT_PLOT})")
@@ -87,7 +99,18 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         bad = [b for b in a.backend_list if b not in backends.ALL]
         if bad or not a.backend_list:
             p.error(f"--backends: unknown {', '.join(bad) or '(empty)'}; known: {', '.join(backends.ALL)}")
+    a.env_list = [e.strip() for e in a.envs.split(",") if e.strip()]
+    if not a.env_list or any(e not in ENVS for e in a.env_list):
+        p.error(f"--envs: known: {', '.join(ENVS)}")
     return a
+
+
+# Tool environments: (variables unset in the workers, python-small's interpreter).
+CLEAN_PYTHON = "/usr/bin/python3"
+ENVS = {
+    "configured": ((), None),
+    "clean": (("NODE_EXTRA_CA_CERTS",), CLEAN_PYTHON),
+}
 
 
 def tool_environment() -> None:
@@ -108,6 +131,7 @@ def choose_backends(a: argparse.Namespace) -> tuple[list[str], dict[str, str]]:
         wanted = ["subprocess", "spawnkit-user"]
         if os.path.exists(backends.KERNEL_ADVERTISEMENT):
             wanted.append("spawnkit-kernel")
+        wanted.append("spawnkit-warm")
     else:
         wanted = a.backend_list
     unavailable = {}
@@ -161,7 +185,8 @@ class Progress:
 
 
 def run_trial(ctx: Any, w: workload.Workload, plan: list[workload.Call], backend: str,
-              n_workers: int, in_flight: int, progress: Progress) -> dict[str, Any]:
+              n_workers: int, in_flight: int, progress: Progress,
+              unset: tuple[str, ...] = ()) -> dict[str, Any]:
     """Start n_workers worker processes, release them together, and return
     the wall time until the last finishes its share."""
     import harness
@@ -173,7 +198,8 @@ def run_trial(ctx: Any, w: workload.Workload, plan: list[workload.Call], backend
         for i in range(n_workers):
             parent, child = ctx.Pipe(duplex=False)
             p = ctx.Process(target=harness.worker_main, name=f"agent-tools-worker-{i}",
-                            args=(child, go, backend, in_flight, plan[i::n_workers], warmup, counts, i))
+                            args=(child, go, backend, in_flight, plan[i::n_workers], warmup, counts, i,
+                                  unset))
             p.start()
             child.close()
             procs.append(p)
@@ -228,6 +254,7 @@ def run_trial(ctx: Any, w: workload.Workload, plan: list[workload.Call], backend
     cpu_children = sum(r["cpu"]["children_s"] for r in results.values())
     return {"wall_s": wall, "calls": done, "calls_per_s": done / wall,
             "worker_cpu_ms_per_call": 1e3 * cpu_self / done, "tool_cpu_ms_per_call": 1e3 * cpu_children / done,
+            "cpu_ms_per_call": 1e3 * (cpu_self + cpu_children) / done,
             "latency_ms_per_tool": {t: ns / n / 1e6 for t, (n, ns) in sorted(per_tool.items())}}
 
 
@@ -288,26 +315,38 @@ def main(argv: list[str]) -> int:
         root = Path(tempfile.mkdtemp(prefix="spawnkit-agent-tools-"))
     trials: list[dict[str, Any]] = []
     try:
-        w = workload.build(root, a.seed, sys.executable)
-        preflight(w)
-        plan = w.plan(a.calls, a.seed)
         ctx = mp.get_context("forkserver")
         # Workers fork from a server that has imported the harness (AutoGen
         # Core and all): start-up is untimed anyway, this only makes it quick.
         ctx.set_forkserver_preload(["harness"])
-        progress = Progress(a.reps * len(a.split_list) * len(runnable) * len(plan))
+        setups = []
+        for env in a.env_list:
+            unset, py = ENVS[env]
+            py = py if py and os.path.exists(py) else sys.executable
+            w = workload.build(root / env, a.seed, py)
+            preflight(w)
+            setups.append((env, unset, w, w.plan(a.calls, a.seed)))
+        meta["envs"] = {env: {"unset": list(unset), "python_small": w.python}
+                        for env, unset, w, _ in setups}
+        for env, unset, w, _ in setups:
+            print(f"  env {env}: unset {', '.join(unset) or 'nothing'}; python-small on {w.python}")
+        progress = Progress(a.reps * len(a.split_list) * len(runnable) *
+                            sum(len(p) for _, _, _, p in setups))
         try:
             for rep in range(a.reps):
                 for si, (split, n_workers, in_flight) in enumerate(a.split_list):
-                    r = (rep + si) % len(runnable)
-                    for backend in runnable[r:] + runnable[:r]:
-                        progress.label(f"rep {rep + 1}/{a.reps} {split} {backend}")
-                        t = run_trial(ctx, w, plan, backend, n_workers, in_flight, progress)
-                        t.update(rep=rep, split=split, backend=backend, workers=n_workers, in_flight=in_flight)
-                        trials.append(t)
-                        progress.trial_done(f"  rep {rep + 1} {split:>5} {backend:<16} "
-                                            f"{t['calls_per_s']:8.2f} calls/s  {t['wall_s']:6.2f} s  "
-                                            f"({t['calls']} calls verified)")
+                    for env, unset, w, plan in setups:
+                        r = (rep + si) % len(runnable)
+                        for backend in runnable[r:] + runnable[:r]:
+                            progress.label(f"rep {rep + 1}/{a.reps} {split} {env} {backend}")
+                            t = run_trial(ctx, w, plan, backend, n_workers, in_flight, progress, unset)
+                            t.update(rep=rep, split=split, backend=backend, workers=n_workers,
+                                     in_flight=in_flight, env=env)
+                            trials.append(t)
+                            progress.trial_done(f"  rep {rep + 1} {split:>5} {env:<10} {backend:<16} "
+                                                f"{t['calls_per_s']:8.2f} calls/s  {t['wall_s']:6.2f} s  "
+                                                f"{t['cpu_ms_per_call']:6.2f} ms CPU/call  "
+                                                f"({t['calls']} calls verified)")
         finally:
             progress.close()
     except BenchFailure as e:
@@ -320,45 +359,59 @@ def main(argv: list[str]) -> int:
         shutil.rmtree(root, ignore_errors=True)
 
     splits = [s for s, _, _ in a.split_list]
-    rows = report.summarize(trials, splits, measured)
-    print()
-    print(f"{a.calls} calls of the agent-tools mix per run, 16 in flight; calls/s: median over "
-          f"{a.reps} repetitions (min-max); delta: median of the per-repetition ratios (min..max)")
-    print()
-    print(report.table(rows, measured, unavailable))
-    print()
-    for line in report.verdicts(rows, measured):
-        print(line)
-    print()
-    print("mean latency of one call as the agent sees it, ms (median over all trials of a backend):")
-    for b in runnable:
-        lat: dict[str, list[float]] = {}
-        for t in trials:
-            if t["backend"] == b:
-                for tool, ms in t["latency_ms_per_tool"].items():
-                    lat.setdefault(tool, []).append(ms)
-        print(f"  {b:<16} " + " ".join(f"{tool}={sorted(v)[len(v) // 2]:.1f}" for tool, v in lat.items()))
-    print("CPU per call, ms (median over trials): the worker process (harness, start, reap) / the tool")
-    for b in runnable:
-        ts = [t for t in trials if t["backend"] == b]
-        own = sorted(t["worker_cpu_ms_per_call"] for t in ts)[len(ts) // 2]
-        tool = sorted(t["tool_cpu_ms_per_call"] for t in ts)[len(ts) // 2]
-        print(f"  {b:<16} {own:.3f} / {tool:.3f}")
-    for b, why in unavailable.items():
-        print(f"\n{b}: not measured: {why}")
-
+    summaries: dict[str, Any] = {}
+    all_verdicts: list[str] = []
     plot_path = Path(a.plot)
     plot_path.parent.mkdir(parents=True, exist_ok=True)
     h = meta["host"]
-    report.plot(rows, measured, str(plot_path),
-                f"agent-tools, AutoGen Core, {a.calls} calls, {a.reps} reps, Linux {h['kernel']}, "
-                f"{h['cpus']} CPUs, Python {h['python_version']}")
-    print(f"\nplot: {plot_path}")
+    for env in a.env_list:
+        et = [t for t in trials if t["env"] == env]
+        rows = report.summarize(et, splits, measured)
+        summaries[env] = rows
+        print()
+        print(f"== tool environment: {env} (unset: {', '.join(ENVS[env][0]) or 'nothing'}; "
+              f"python-small on {meta['envs'][env]['python_small']})")
+        print(f"{a.calls} calls of the agent-tools mix per run, 16 in flight; calls/s: median over "
+              f"{a.reps} repetitions (min-max); CPU ms/call: worker + tools (rusage), median; "
+              f"delta: median of the per-repetition ratios (min..max)")
+        print()
+        print(report.table(rows, measured, unavailable))
+        print()
+        for line in report.verdicts(rows, measured):
+            print(f"[{env}] {line}")
+            all_verdicts.append(f"[{env}] {line}")
+        print()
+        print("mean latency of one call as the agent sees it, ms (median over all trials of a backend):")
+        for b in runnable:
+            lat: dict[str, list[float]] = {}
+            for t in et:
+                if t["backend"] == b:
+                    for tool, ms in t["latency_ms_per_tool"].items():
+                        lat.setdefault(tool, []).append(ms)
+            print(f"  {b:<16} " + " ".join(f"{tool}={sorted(v)[len(v) // 2]:.1f}" for tool, v in lat.items()))
+        print("CPU per call, ms (median over trials): the worker process (harness, start, reap) / "
+              "the tools (warm interpreters included) / both")
+        for b in runnable:
+            ts = [t for t in et if t["backend"] == b]
+            if not ts:
+                continue
+            own = sorted(t["worker_cpu_ms_per_call"] for t in ts)[len(ts) // 2]
+            tool = sorted(t["tool_cpu_ms_per_call"] for t in ts)[len(ts) // 2]
+            both = sorted(t["cpu_ms_per_call"] for t in ts)[len(ts) // 2]
+            print(f"  {b:<16} {own:.3f} / {tool:.3f} / {both:.3f}")
+        path = plot_path if env == a.env_list[0] else plot_path.with_name(
+            f"{plot_path.stem}-{env}{plot_path.suffix}")
+        report.plot(rows, measured, str(path),
+                    f"agent-tools ({env} env), AutoGen Core, {a.calls} calls, {a.reps} reps, "
+                    f"Linux {h['kernel']}, {h['cpus']} CPUs, Python {h['python_version']}")
+        print(f"\nplot: {path}")
+    for b, why in unavailable.items():
+        print(f"\n{b}: not measured: {why}")
     if a.json is not None:
         json_path = Path(a.json) if a.json else plot_path.with_suffix(".json")
         json_path.parent.mkdir(parents=True, exist_ok=True)
-        json_path.write_text(json.dumps({"meta": meta, "unavailable": unavailable, "summary": rows,
-                                         "verdicts": report.verdicts(rows, measured),
+        json_path.write_text(json.dumps({"meta": meta, "unavailable": unavailable,
+                                         "summary": summaries, "verdicts": all_verdicts,
                                          "trials": trials}, indent=1) + "\n")
         print(f"json: {json_path}")
     return 3 if unavailable and a.backends == "auto" else 0

@@ -17,7 +17,7 @@ from typing import Callable, Sequence
 RunFn = Callable[[Sequence[str], str], "tuple[int, bytes, bytes]"]
 
 # The name the table uses for each backend, in column order.
-ALL = ("subprocess", "spawnkit-user", "spawnkit-kernel")
+ALL = ("subprocess", "spawnkit-user", "spawnkit-kernel", "spawnkit-warm")
 # Where a kernel with spawn templates says so (include/spawnkit/spawn_template.h).
 KERNEL_ADVERTISEMENT = "/sys/kernel/spawnkit/spawn_template"
 
@@ -28,7 +28,7 @@ def _subprocess_run(argv: Sequence[str], cwd: str) -> tuple[int, bytes, bytes]:
     return r.returncode, r.stdout, r.stderr
 
 
-def _spawnkit_runner(kind: str) -> RunFn:
+def _spawnkit_runner(kind: str, warm: bool = False) -> RunFn:
     # libspawnkit reads SPAWNKIT_BACKEND when it makes a template, so it is
     # set before the first call; templates are then cached per executable by
     # spawnkit.run itself (one per tool in this mix).
@@ -36,7 +36,7 @@ def _spawnkit_runner(kind: str) -> RunFn:
     import spawnkit
 
     def run(argv: Sequence[str], cwd: str) -> tuple[int, bytes, bytes]:
-        r = spawnkit.run(argv, cwd=cwd, capture_output=True)
+        r = spawnkit.run(argv, cwd=cwd, capture_output=True, warm=warm)
         return r.returncode, r.stdout, r.stderr
 
     return run
@@ -50,6 +50,10 @@ def make_runner(name: str) -> RunFn:
         return _spawnkit_runner("user")
     if name == "spawnkit-kernel":
         return _spawnkit_runner("kernel")
+    if name == "spawnkit-warm":
+        # the user backend, and python-small from a warm interpreter
+        # (docs/warm.md); every other tool of the mix runs as spawnkit-user
+        return _spawnkit_runner("user", warm=True)
     raise ValueError(f"unknown backend {name!r} (known: {', '.join(ALL)})")
 
 
@@ -70,6 +74,13 @@ def unavailable_reason(name: str) -> str | None:
     imports spawnkit or carries its environment setting."""
     if name == "subprocess":
         return None
+    if name == "spawnkit-warm":
+        try:
+            import spawnkit
+            if not hasattr(spawnkit, "warm_stats"):
+                return "this spawnkit package has no warm templates"
+        except ImportError:
+            pass                      # the probe below says why
     if name not in ALL:
         return f"unknown backend (known: {', '.join(ALL)})"
     if name == "spawnkit-kernel" and not os.path.exists(KERNEL_ADVERTISEMENT):

@@ -95,7 +95,11 @@ async def _drive(runtime: SingleThreadedAgentRuntime, calls: list[Call], in_flig
 
 
 async def _worker(conn: Any, go: Any, backend: str, in_flight: int, calls: list[Call],
-                  warmup: list[Call], progress: Any, slot: int) -> dict[str, Any]:
+                  warmup: list[Call], progress: Any, slot: int, unset: tuple[str, ...]) -> dict[str, Any]:
+    # The tool environment of this trial (agent_tools.py: configured or
+    # clean): set here, as workers fork from a server started earlier.
+    for var in unset:
+        os.environ.pop(var, None)
     run = backends.make_runner(backend)
     pool = ThreadPoolExecutor(max_workers=in_flight, thread_name_prefix="tool")
     runtime = SingleThreadedAgentRuntime()
@@ -113,6 +117,11 @@ async def _worker(conn: Any, go: Any, backend: str, in_flight: int, calls: list[
         t0 = time.monotonic()
         await _drive(runtime, calls, in_flight, progress, slot, per_tool)
         t1 = time.monotonic()
+        if backend == "spawnkit-warm":
+            # reap the warm interpreters, so their own CPU (start-up and
+            # every fork) is in RUSAGE_CHILDREN with the tools'
+            import spawnkit
+            spawnkit.warm_shutdown()
         ru1, rc1 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
         # CPU seconds of this worker process (harness + starting and reaping
         # the tools) and of the tools themselves, over the timed section.
@@ -125,10 +134,10 @@ async def _worker(conn: Any, go: Any, backend: str, in_flight: int, calls: list[
 
 
 def worker_main(conn: Any, go: Any, backend: str, in_flight: int, calls: list[Call],
-                warmup: list[Call], progress: Any, slot: int) -> None:
+                warmup: list[Call], progress: Any, slot: int, unset: tuple[str, ...] = ()) -> None:
     """Process entry point: reports ("done", result) or ("error", text)."""
     try:
-        result = asyncio.run(_worker(conn, go, backend, in_flight, calls, warmup, progress, slot))
+        result = asyncio.run(_worker(conn, go, backend, in_flight, calls, warmup, progress, slot, unset))
         conn.send(("done", result))
     except BaseException as e:  # the coordinator must hear about any failure
         conn.send(("error", f"{type(e).__name__}: {e}"))

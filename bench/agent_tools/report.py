@@ -29,13 +29,17 @@ def summarize(trials: list[dict[str, Any]], splits: list[str], backends: list[st
                 continue
             rates = [t["calls_per_s"] for t in ts]
             walls = [t["wall_s"] for t in ts]
+            cpus = [t["cpu_ms_per_call"] for t in ts if "cpu_ms_per_call" in t]
             med = statistics.median(rates)
             row["backends"][b] = {
                 "calls_per_s_median": med, "calls_per_s_min": min(rates), "calls_per_s_max": max(rates),
                 "spread_pct": 100.0 * (max(rates) - min(rates)) / med,
                 "wall_s_median": statistics.median(walls), "wall_s_min": min(walls), "reps": len(ts),
+                "cpu_ms_median": statistics.median(cpus) if cpus else None,
             }
         base = {t["rep"]: t["calls_per_s"] for t in trials if t["split"] == split and t["backend"] == BASELINE}
+        base_cpu = {t["rep"]: t.get("cpu_ms_per_call") for t in trials
+                    if t["split"] == split and t["backend"] == BASELINE}
         for b in backends:
             if b == BASELINE:
                 continue
@@ -45,6 +49,13 @@ def summarize(trials: list[dict[str, Any]], splits: list[str], backends: list[st
                 row["delta_pct"][b] = {"median": statistics.median(paired), "min": min(paired),
                                        "max": max(paired), "per_rep": paired,
                                        "wins": sum(1 for d in paired if d > 0)}
+            cpu_paired = [100.0 * (t["cpu_ms_per_call"] / base_cpu[t["rep"]] - 1.0)
+                          for t in trials if t["split"] == split and t["backend"] == b
+                          and base_cpu.get(t["rep"]) and "cpu_ms_per_call" in t]
+            if cpu_paired:
+                row.setdefault("cpu_delta_pct", {})[b] = {
+                    "median": statistics.median(cpu_paired), "per_rep": cpu_paired,
+                    "wins": sum(1 for d in cpu_paired if d < 0)}
         rows.append(row)
     return rows
 
@@ -53,7 +64,7 @@ def table(rows: list[dict[str, Any]], backends: list[str], unavailable: dict[str
     """The reference table's columns, with the spread of each figure."""
     cols = [b for b in backends]
     others = [b for b in cols if b != BASELINE]
-    head = ["workers x in-flight"] + [f"{b} calls/s" for b in cols] + ["time s"] + \
+    head = ["workers x in-flight"] + [f"{b} calls/s" for b in cols] + ["time s", "CPU ms/call"] + \
            [("delta" if len(others) == 1 else f"delta {b}") for b in others]
     out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for row in rows:
@@ -68,6 +79,8 @@ def table(rows: list[dict[str, Any]], backends: list[str], unavailable: dict[str
                 cells.append(f"{s['calls_per_s_median']:.2f} ({s['calls_per_s_min']:.1f}-{s['calls_per_s_max']:.1f})")
                 times.append(f"{s['wall_s_median']:.2f}")
         cells.append(" / ".join(times))
+        cells.append(" / ".join("-" if row["backends"].get(b, {}).get("cpu_ms_median") is None
+                                else f"{row['backends'][b]['cpu_ms_median']:.2f}" for b in cols))
         for b in others:
             d = row["delta_pct"].get(b)
             cells.append("n/a" if d is None else
@@ -96,6 +109,12 @@ def verdicts(rows: list[dict[str, Any]], backends: list[str]) -> list[str]:
                    f"paired trials (one-sided sign test p = {sign_test_p(wins, len(pooled)):.2g}); "
                    f"median delta {statistics.median(pooled):+.2f} %, "
                    f"mean {statistics.fmean(pooled):+.2f} %")
+        cpu = [d for r in rows if b in r.get("cpu_delta_pct", {}) for d in r["cpu_delta_pct"][b]["per_rep"]]
+        if cpu:
+            less = sum(1 for d in cpu if d < 0)
+            out.append(f"{b} vs {BASELINE}, CPU per call (worker + tools), every split pooled: lower in "
+                       f"{less} of {len(cpu)} paired trials (one-sided sign test p = "
+                       f"{sign_test_p(less, len(cpu)):.2g}); median delta {statistics.median(cpu):+.2f} %")
     return out
 
 

@@ -53,7 +53,14 @@ extern "C" {
 #define SPAWNKIT_SPAWN_EXIT_STATUS	(1U << 1) /* proposal behaviour: a child
 						     that cannot start exits
 						     127/126/1 instead */
-#define SPAWNKIT_SPAWN_FLAGS (SPAWNKIT_SPAWN_INHERIT_FDS | SPAWNKIT_SPAWN_EXIT_STATUS)
+#define SPAWNKIT_SPAWN_SETSID	(1U << 2) /* the child calls setsid() before
+						     the actions: a new session
+						     and process group (user
+						     backend; -EOPNOTSUPP on
+						     the kernel's, whose ABI
+						     has no such step) */
+#define SPAWNKIT_SPAWN_FLAGS (SPAWNKIT_SPAWN_INHERIT_FDS | SPAWNKIT_SPAWN_EXIT_STATUS | \
+			      SPAWNKIT_SPAWN_SETSID)
 
 struct spawnkit_template;
 

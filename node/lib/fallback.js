@@ -178,5 +178,8 @@ module.exports = {
   execFile,
   clearTemplateCache() {},
   templateCacheSize: () => 0,
+  // No warm interpreters here (they are templates).
+  warmStats: () => ({ warmSpawns: 0, coldFallbacks: 0, reasons: {}, started: 0, restarted: 0, shutDown: 0 }),
+  warmShutdown() {},
   nativePathSearch: false,
 };

@@ -164,6 +164,18 @@ async function execFile(file, args = [], options = {}) {
   throw err;
 }
 
+// The library's warm-template counters (docs/warm.md), as Python's
+// spawnkit.warm_stats() gives them.
+function warmStats() {
+  const [warmSpawns, coldFallbacks, started, restarted, shutDown, reasons] =
+    require('./native').warmStats();
+  return { warmSpawns, coldFallbacks, reasons, started, restarted, shutDown };
+}
+
+function warmShutdown() {
+  require('./native').warmShutdown();
+}
+
 module.exports = {
   run,
   execFile,
@@ -173,4 +185,6 @@ module.exports = {
   templateCacheMaxSize: () => cache.maxSize,
   _templateCache: cache,
   captureOptions,
+  warmStats,
+  warmShutdown,
 };

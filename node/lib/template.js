@@ -7,6 +7,7 @@ const { resolveCommand } = require('./resolve');
 const { checkString, checkFile, checkArgs, envPairs, stdioSpec, checkSpawnOptions } = require('./options');
 
 const INHERIT_FDS = 1; // SPAWNKIT_SPAWN_INHERIT_FDS
+const WARM = 1 << 8; // the addon's "try spawnkit_warm_spawn first" (src/binding.c)
 
 class Template {
   // pathOrCommand: an absolute path, a relative path (to process.cwd()), or
@@ -38,10 +39,11 @@ class Template {
     const envp = envPairs(opts.env ?? process.env);
     const cwd = opts.cwd ?? null;
     const spec = stdioSpec(opts.stdio);
-    const flags = opts.inheritFds ? INHERIT_FDS : 0;
+    const flags = (opts.inheritFds ? INHERIT_FDS : 0) | (opts.warm ? WARM : 0);
     const child = new SpawnkitChild(this.file, argv);
+    const preload = opts.warm && opts.preload?.length ? opts.preload.join(',') : null;
     const res = this._alive().spawn(this._h, argv, envp, cwd, spec, flags,
-      (code, sig) => child._onExit(code, sig));
+      (code, sig) => child._onExit(code, sig), preload);
     if (typeof res === 'number') return res;
     child._attach(res, opts);
     return child;

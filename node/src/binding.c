@@ -29,16 +29,21 @@
 #include <sys/wait.h>
 #include <node_api.h>
 #include <spawnkit/spawnkit.h>
+#include <spawnkit/warm.h>
 
+#include "binding_util.h"
 #include "child_watch.h"
 #include "kill_tree.h"
 #include "stdio_plan.h"
 #include "pathsearch_shim.h"
 #include "pidfd.h"
 
+/* js spawn flag: try a warm start first (not a library flag) */
+#define JS_SPAWN_WARM (1U << 8)
+
 #define CHECK(call) do { if ((call) != napi_ok) goto napi_fail; } while (0)
 
-static napi_value num(napi_env env, double v)
+napi_value num(napi_env env, double v)
 {
 	napi_value r;
 
@@ -55,7 +60,7 @@ static napi_value undef(napi_env env)
 }
 
 /* A JS string as a malloc'd C string; NULL on error (exception pending). */
-static char *dup_string(napi_env env, napi_value v)
+char *dup_string(napi_env env, napi_value v)
 {
 	size_t len;
 	char *s;
@@ -72,7 +77,7 @@ static char *dup_string(napi_env env, napi_value v)
 }
 
 /* A JS array of strings as a NULL-terminated vector in one allocation. */
-static char **dup_string_array(napi_env env, napi_value arr)
+char **dup_string_array(napi_env env, napi_value arr)
 {
 	uint32_t n, i;
 	size_t total = 0, len, off;
@@ -109,12 +114,6 @@ static void template_finalize(napi_env env, void *data, void *hint)
 	spawnkit_template_destroy(data);
 }
 
-/* Templates live in an External whose data is cleared on explicit destroy,
- * so the finalizer and destroy never both free one template. */
-struct template_box {
-	struct spawnkit_template *t;
-};
-
 static void box_finalize(napi_env env, void *data, void *hint)
 {
 	struct template_box *b = data;
@@ -123,7 +122,7 @@ static void box_finalize(napi_env env, void *data, void *hint)
 	free(b);
 }
 
-static struct template_box *get_box(napi_env env, napi_value v)
+struct template_box *get_box(napi_env env, napi_value v)
 {
 	void *p = NULL;
 
@@ -203,20 +202,20 @@ napi_fail:
 	return NULL;
 }
 
-static void child_finalize(napi_env env, void *data, void *hint)
+void child_finalize(napi_env env, void *data, void *hint)
 {
 	child_watch_release(data);
 }
 
 static napi_value js_spawn(napi_env env, napi_callback_info info)
 {
-	size_t argc = 7;
-	napi_value argv[7], result = NULL, ext, item;
+	size_t argc = 8;
+	napi_value argv[8], result = NULL, ext, item;
 	napi_valuetype type;
 	struct template_box *b;
 	struct stdio_plan plan;
 	struct child_watch *w;
-	char **args = NULL, **envp = NULL, *cwd = NULL;
+	char **args = NULL, **envp = NULL, *cwd = NULL, *preload = NULL;
 	int spec[3], pidfd = -1, r;
 	uint32_t flags;
 	pid_t pid;
@@ -245,15 +244,31 @@ static napi_value js_spawn(napi_env env, napi_callback_info info)
 		CHECK(napi_get_value_int32(env, item, &spec[i]));
 	}
 	CHECK(napi_get_value_uint32(env, argv[5], &flags));
+	if (argc > 7) {
+		CHECK(napi_typeof(env, argv[7], &type));
+		if (type == napi_string) {
+			preload = dup_string(env, argv[7]);	/* "json,re" */
+			if (!preload)
+				goto out;
+		}
+	}
 
 	r = stdio_plan_build(&plan, spec, cwd);
 	if (r < 0) {
 		result = num(env, r);
 		goto out;
 	}
-	pid = spawnkit_spawn(b->t, args, envp ? envp : (char *const[]){ NULL },
-			     plan.actions, plan.nr_actions,
-			     flags & SPAWNKIT_SPAWN_INHERIT_FDS, &pidfd);
+	pid = -1;
+	/* { warm: true }: a Python call forked from the library's warm
+	 * interpreter when it fits; otherwise (a reason, counted) cold. */
+	if (!(flags & JS_SPAWN_WARM) ||
+	    spawnkit_warm_spawn(spawnkit_template_path(b->t), args,
+				envp ? envp : (char *const[]){ NULL }, plan.actions,
+				plan.nr_actions, flags & SPAWNKIT_SPAWN_INHERIT_FDS,
+				preload, &pid, &pidfd))
+		pid = spawnkit_spawn(b->t, args, envp ? envp : (char *const[]){ NULL },
+				     plan.actions, plan.nr_actions,
+				     flags & SPAWNKIT_SPAWN_INHERIT_FDS, &pidfd);
 	stdio_plan_finish(&plan, pid >= 0);
 	if (pid < 0) {
 		result = num(env, pid);
@@ -281,10 +296,44 @@ out:
 	free(args);
 	free(envp);
 	free(cwd);
+	free(preload);
 	return result;
 napi_fail:
 	result = NULL;
 	goto out;
+}
+
+/* warmStats() -> [warm, cold, started, restarted, shutDown, {reason: n}] */
+static napi_value js_warm_stats(napi_env env, napi_callback_info info)
+{
+	struct spawnkit_warm_stats st;
+	napi_value arr, reasons;
+	uint64_t v[5];
+
+	spawnkit_warm_stats(&st);
+	v[0] = st.warm_spawns;
+	v[1] = st.cold_fallbacks;
+	v[2] = st.started;
+	v[3] = st.restarted;
+	v[4] = st.shut_down;
+	CHECK(napi_create_array_with_length(env, 6, &arr));
+	for (int i = 0; i < 5; i++)
+		CHECK(napi_set_element(env, arr, (uint32_t)i, num(env, (double)v[i])));
+	CHECK(napi_create_object(env, &reasons));
+	for (int i = 1; i < SPAWNKIT_WARM_NR_REASONS; i++)
+		if (st.reasons[i])
+			CHECK(napi_set_named_property(env, reasons, spawnkit_warm_reason_name(i),
+						      num(env, (double)st.reasons[i])));
+	CHECK(napi_set_element(env, arr, 5, reasons));
+	return arr;
+napi_fail:
+	return NULL;
+}
+
+static napi_value js_warm_shutdown(napi_env env, napi_callback_info info)
+{
+	spawnkit_warm_shutdown();
+	return NULL;
 }
 
 static struct child_watch *get_child(napi_env env, napi_value v)
@@ -407,6 +456,8 @@ static napi_value init(napi_env env, napi_value exports)
 		{ "templateDestroy", NULL, js_template_destroy, NULL, NULL, NULL, napi_default, NULL },
 		{ "templateInfo", NULL, js_template_info, NULL, NULL, NULL, napi_default, NULL },
 		{ "spawn", NULL, js_spawn, NULL, NULL, NULL, napi_default, NULL },
+		{ "warmStats", NULL, js_warm_stats, NULL, NULL, NULL, napi_default, NULL },
+		{ "warmShutdown", NULL, js_warm_shutdown, NULL, NULL, NULL, napi_default, NULL },
 		{ "kill", NULL, js_kill, NULL, NULL, NULL, napi_default, NULL },
 		{ "killTree", NULL, js_kill_tree, NULL, NULL, NULL, napi_default, NULL },
 		{ "ref", NULL, js_ref, NULL, NULL, NULL, napi_default, NULL },
@@ -417,6 +468,8 @@ static napi_value init(napi_env env, napi_value exports)
 	napi_value has;
 
 	if (napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props) != napi_ok)
+		return NULL;
+	if (compat_binding_init(env, exports) != napi_ok)
 		return NULL;
 	napi_get_boolean(env, PATHSEARCH_NATIVE, &has);
 	napi_set_named_property(env, exports, "pathsearchNative", has);

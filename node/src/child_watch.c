@@ -17,6 +17,9 @@ struct child_watch {
 	napi_env env;
 	napi_ref on_exit;
 	napi_async_context async;
+	napi_ref resource;	/* the async resource, held until the exit:
+				   napi_async_init keeps it only weakly, and
+				   AsyncLocalStorage's store lives on it */
 	napi_async_cleanup_hook_handle cleanup;	/* until the child is reaped */
 	pid_t pid;
 	int pidfd;		/* -1 once reaped */
@@ -63,6 +66,8 @@ static void call_on_exit(struct child_watch *w, int code, int sig)
 	w->on_exit = NULL;
 	napi_async_destroy(env, w->async);
 	w->async = NULL;
+	napi_delete_reference(env, w->resource);
+	w->resource = NULL;
 }
 
 static void on_pidfd_readable(uv_poll_t *p, int status, int events)
@@ -153,6 +158,7 @@ int child_watch_start(napi_env env, pid_t pid, int pidfd, napi_value on_exit,
 	napi_create_object(env, &resource);
 	napi_create_string_utf8(env, "spawnkit:child", NAPI_AUTO_LENGTH, &name);
 	napi_async_init(env, resource, name, &w->async);
+	napi_create_reference(env, resource, 1, &w->resource);
 	napi_add_async_cleanup_hook(env, on_env_teardown, w, &w->cleanup);
 	*out = w;
 	return 0;

@@ -30,9 +30,11 @@ if fallback_reason is None:
     from ._run import run
     from ._cache import TemplateCache, template_cache
     from ._template import Template, backend, kernel_has_spawn_template, which
+    from ._warm import warm_shutdown, warm_stats
 else:
     from ._fallback import (Process, Template, TemplateCache, backend,  # type: ignore[assignment]
-                            kernel_has_spawn_template, run, spawn, template_cache, which)
+                            kernel_has_spawn_template, run, spawn, template_cache,
+                            warm_shutdown, warm_stats, which)
 from .compat import patch_subprocess, unpatch_subprocess
 
 __version__ = "0.1.0"
@@ -41,5 +43,5 @@ __all__ = [
     "CompletedProcess", "DEVNULL", "NoOutputTimeoutExpired", "PIPE", "Process",
     "STDOUT", "StaleTemplateError", "Template", "TemplateCache", "backend",
     "fallback_reason", "kernel_has_spawn_template", "patch_subprocess", "run", "spawn",
-    "template_cache", "unpatch_subprocess", "which",
+    "template_cache", "unpatch_subprocess", "warm_shutdown", "warm_stats", "which",
 ]

@@ -33,7 +33,7 @@ from ._results import KILL_GRACE, CompletedProcess, _result, run_params
 from ._tree import _pipe_writers, _pids
 
 __all__ = ["Process", "Template", "TemplateCache", "backend", "kernel_has_spawn_template",
-           "run", "spawn", "template_cache", "which"]
+           "run", "spawn", "template_cache", "warm_shutdown", "warm_stats", "which"]
 
 _DRAIN_FIRST = 0.05        # seconds of draining before searching for pipe holders
 _HAVE_PROC = os.path.isdir("/proc/self/fd")
@@ -88,6 +88,16 @@ class TemplateCache:
 
 
 template_cache = TemplateCache()
+
+
+def warm_stats() -> Dict[str, Any]:
+    """No warm interpreters here (they are templates): all zero."""
+    return {"warm_spawns": 0, "cold_fallbacks": 0, "reasons": {}, "started": 0,
+            "restarted": 0, "shut_down": 0}
+
+
+def warm_shutdown() -> None:
+    pass
 
 
 def _preexec(signal_mask: Optional[Iterable[int]],

@@ -479,8 +479,14 @@ def _spawn_raw(args: Argv, *, executable: Optional[StrOrBytesPath] = None,
                pass_fds: Sequence[int] = (), inherit_fds: bool = False,
                signal_mask: Optional[Iterable[int]] = None,
                default_signals: Iterable[int] = (), restore_signals: bool = True,
-               template: Optional[Template] = None) -> Tuple[int, int, List[Optional[int]]]:
-    """Start the child; returns (pid, pidfd, [stdin_w, stdout_r, stderr_r])."""
+               template: Optional[Template] = None,
+               warm: bool = False,
+               preload: Optional[Sequence[str]] = None) -> Tuple[int, int, List[Optional[int]]]:
+    """Start the child; returns (pid, pidfd, [stdin_w, stdout_r, stderr_r]).
+    warm=True: a Python call is forked from a warm interpreter when it fits
+    (spawnkit_warm_spawn, in the library); otherwise it starts cold below.
+    preload: modules the warm interpreter imports once (visible in the
+    tool's sys.modules; part of the interpreter's key)."""
     _cleanup()
     argv_b = _argv_bytes(args)
     setup, cwd_path = _build_setup(stdin, stdout, stderr, cwd, pass_fds, inherit_fds,
@@ -502,6 +508,13 @@ def _spawn_raw(args: Argv, *, executable: Optional[StrOrBytesPath] = None,
             except OSError as e:
                 # Name the program as the caller wrote it, as subprocess does.
                 raise error_from_errno(e.errno or 0, os.fsdecode(program)) from None
+        if warm and path is not None:
+            pid_p = ffi.new("pid_t *", -1)
+            pre = ",".join(preload).encode() if preload else ffi.NULL
+            if lib.spawnkit_warm_spawn(path, argv_p, envp, actions, len(acts), flags,
+                                       pre, pid_p, pidfd_p) == 0:
+                setup.close_child_side()
+                return pid_p[0], pidfd_p[0], setup.parent_fds
         # The cache policy (spawnkit_template_cache_max(3)): a cached
         # template that fails with ESTALE (file replaced) or EACCES
         # (credentials changed since it was made) is remade from its path,
@@ -543,7 +556,8 @@ def spawn(args: Argv, *, executable: Optional[StrOrBytesPath] = None,
           default_signals: Iterable[int] = (), restore_signals: bool = True,
           text: bool = False, encoding: Optional[str] = None,
           errors: Optional[str] = None,
-          template: Optional[Template] = None) -> Process:
+          template: Optional[Template] = None, warm: bool = False,
+          preload: Optional[Sequence[str]] = None) -> Process:
     """Start `args` (argv list; args[0] is resolved over PATH unless it has
     a "/", or `executable` names the program) and return its Process.
 
@@ -558,13 +572,19 @@ def spawn(args: Argv, *, executable: Optional[StrOrBytesPath] = None,
         SIGPIPE and SIGXFSZ, which Python ignores, as subprocess does.
     template: spawn from this Template instead of the process-wide cache
         (ESTALE is then raised as StaleTemplateError, not handled).
+    warm: start a Python call (`python [flags] script|-c|-m ...`) from a
+        warm interpreter when it fits; anything else runs cold, with the
+        reason counted in warm_stats().  preload: modules the warm
+        interpreter imports once (then in the tool's sys.modules: opt-in).
+        See docs/warm.md.
     There is no start_new_session: see Process.kill_tree().
     """
     pid, pidfd, fds = _spawn_raw(args, executable=executable, stdin=stdin,
                                  stdout=stdout, stderr=stderr, cwd=cwd, env=env,
                                  pass_fds=pass_fds, inherit_fds=inherit_fds,
                                  signal_mask=signal_mask, default_signals=default_signals,
-                                 restore_signals=restore_signals, template=template)
+                                 restore_signals=restore_signals, template=template,
+                                 warm=warm, preload=preload)
     try:
         return Process(args, pid, pidfd, fds, text=bool(text or encoding or errors),
                        encoding=encoding, errors=errors)

@@ -67,7 +67,8 @@ def run(args: Argv, *, input: Union[None, bytes, str] = None,
         pass_fds: Sequence[int] = (), inherit_fds: bool = False,
         signal_mask: Optional[Iterable[int]] = None,
         default_signals: Iterable[int] = (), restore_signals: bool = True,
-        kill_grace: float = KILL_GRACE) -> CompletedProcess:
+        kill_grace: float = KILL_GRACE, warm: bool = False,
+        preload: Optional[Sequence[str]] = None) -> CompletedProcess:
     """Run a command and return a CompletedProcess (see module docstring).
 
     Differences from subprocess.run(): capture_output defaults to True and
@@ -76,6 +77,9 @@ def run(args: Argv, *, input: Union[None, bytes, str] = None,
     is no shell=True (pass ["sh", "-c", cmd]).  Exceptions otherwise match:
     FileNotFoundError/PermissionError/OSError for a program that cannot
     start, TimeoutExpired with the output so far, CalledProcessError if check.
+    warm=True starts a Python call from a warm interpreter when it fits
+    (docs/warm.md); the result is the same, only faster.  preload: modules
+    the warm interpreter imports once (then visible in sys.modules: opt-in).
     """
     stdin, stdout, stderr, data, tp = run_params(
         input, stdin, stdout, stderr, capture_output, no_output_timeout,
@@ -85,7 +89,7 @@ def run(args: Argv, *, input: Union[None, bytes, str] = None,
         args, stdin=stdin, stdout=stdout, stderr=stderr, executable=executable,
         cwd=cwd, env=env, pass_fds=pass_fds, inherit_fds=inherit_fds,
         signal_mask=signal_mask, default_signals=default_signals,
-        restore_signals=restore_signals)
+        restore_signals=restore_signals, warm=warm, preload=preload)
     # The I/O, the wait and the reap are C calls without the GIL (RunIO,
     # wait_pidfd).  Ownership: the pidfd is run()'s (closed in `finally`);
     # the pipe ends are run()'s until RunIO takes them, then RunIO's.

@@ -172,9 +172,10 @@ async def run(args: Argv, *, input: Union[None, bytes, str] = None,
               pass_fds: Sequence[int] = (), inherit_fds: bool = False,
               signal_mask: Optional[Iterable[int]] = None,
               default_signals: Iterable[int] = (), restore_signals: bool = True,
-              kill_grace: float = KILL_GRACE) -> CompletedProcess:
+              kill_grace: float = KILL_GRACE, warm: bool = False,
+              preload: Optional[Sequence[str]] = None) -> CompletedProcess:
     """spawnkit.run() for asyncio: same arguments, result and exceptions.
-    Cancelling the task kills the child's whole tree."""
+    Cancelling the task kills the child's whole tree.  warm: as run()."""
     loop = asyncio.get_running_loop()
     stdin, stdout, stderr, data, tp = run_params(
         input, stdin, stdout, stderr, capture_output, no_output_timeout,
@@ -183,7 +184,7 @@ async def run(args: Argv, *, input: Union[None, bytes, str] = None,
         args, stdin=stdin, stdout=stdout, stderr=stderr, executable=executable,
         cwd=cwd, env=env, pass_fds=pass_fds, inherit_fds=inherit_fds,
         signal_mask=signal_mask, default_signals=default_signals,
-        restore_signals=restore_signals)
+        restore_signals=restore_signals, warm=warm, preload=preload)
     proc = _SyncProcess(args, pid, pidfd, [None, None, None])
     # Our pipe ends' inodes: their holders belong to the tree a timeout kills.
     proc._pipe_inodes = [os.fstat(fd).st_ino for fd in fds[1:] if fd is not None]
@@ -335,13 +336,15 @@ async def spawn(args: Argv, *, executable: Optional[StrOrBytesPath] = None,
                 default_signals: Iterable[int] = (), restore_signals: bool = True,
                 text: bool = False, encoding: Optional[str] = None,
                 errors: Optional[str] = None,
-                template: Optional[Template] = None) -> Process:
+                template: Optional[Template] = None, warm: bool = False,
+                preload: Optional[Sequence[str]] = None) -> Process:
     """spawnkit.spawn() for asyncio: same options, returns an aio.Process."""
     pid, pidfd, fds = _spawn_raw(args, executable=executable, stdin=stdin, stdout=stdout,
                                  stderr=stderr, cwd=cwd, env=env, pass_fds=pass_fds,
                                  inherit_fds=inherit_fds, signal_mask=signal_mask,
                                  default_signals=default_signals,
-                                 restore_signals=restore_signals, template=template)
+                                 restore_signals=restore_signals, template=template,
+                                 warm=warm, preload=preload)
     proc = _SyncProcess(args, pid, pidfd, [None, None, None])
     proc._pipe_inodes = [os.fstat(fd).st_ino for fd in fds[1:] if fd is not None]
     tp = None

@@ -257,6 +257,8 @@ SK_EXPORT pid_t spawnkit_spawn(struct spawnkit_template *t, char *const argv[],
 		return ret;
 	if (!pidfd)
 		a.flags |= SK_SPAWN_NO_PIDFD;	/* nobody wants one: do not make it */
+	if (flags & SPAWNKIT_SPAWN_SETSID)
+		a.flags |= SK_SPAWN_SETSID;
 	pid = spawn_keep_errno(t, &a);
 	if (pid > 0 && !pidfd && own_pidfd >= 0)
 		sk_syscall1(SYS_close, own_pidfd);

@@ -217,6 +217,12 @@ int sk_child_main(void *arg)
 
 	if (!c->handlers_cleared)
 		reset_handlers();
+	if (c->new_session) {
+		/* As libuv's and posix_spawn's children do, first. */
+		ret = sk_syscall0(SYS_setsid);
+		if (ret < 0)
+			goto fail;
+	}
 	if (c->files_shared) {
 		/*
 		 * The child shares the parent's fd table (CLONE_FILES): take a

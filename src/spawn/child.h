@@ -25,6 +25,7 @@ struct sk_child_ctx {
 	const struct sk_action *actions;
 	unsigned int nr_actions;
 	int inherit_fds;
+	int new_session;		/* setsid() before the actions */
 	int reloc_base;			/* first fd no action names */
 	uint64_t mask;			/* signal mask to exec with */
 	int handlers_cleared;		/* clone3's CLONE_CLEAR_SIGHAND did it */

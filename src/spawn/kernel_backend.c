@@ -65,6 +65,8 @@ static pid_t kernel_spawn(struct spawnkit_template *t,
 {
 	struct spawn_template_spawn_args a = *args;
 
+	if (a.flags & SK_SPAWN_SETSID)
+		return -EOPNOTSUPP;	/* no setsid step in the kernel's ABI */
 	a.flags &= ~SK_SPAWN_NO_PIDFD;	/* the kernel always makes the pidfd */
 	return spawnkit_sys_spawn_template_spawn(t->fd, &a, sizeof(a));
 }

@@ -44,4 +44,11 @@ extern const struct sk_backend_ops sk_kernel_backend;
  */
 #define SK_SPAWN_NO_PIDFD (1ULL << 63)
 
+/*
+ * Internal spawn flag, set only by spawnkit_spawn() for
+ * SPAWNKIT_SPAWN_SETSID (the ABI has no session step): the user backend's
+ * child calls setsid() first; the kernel backend refuses it (EOPNOTSUPP).
+ */
+#define SK_SPAWN_SETSID (1ULL << 62)
+
 #endif

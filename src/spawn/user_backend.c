@@ -312,6 +312,7 @@ static pid_t user_spawn(struct spawnkit_template *t,
 	ctx.actions = actions;
 	ctx.nr_actions = (unsigned int)args->actions_len;
 	ctx.inherit_fds = !!(args->flags & SPAWN_TEMPLATE_SPAWN_INHERIT_FDS);
+	ctx.new_session = !!(args->flags & SK_SPAWN_SETSID);
 	ctx.reloc_base = sk_actions_max_fd(actions, ctx.nr_actions) + 1;
 	if (ctx.reloc_base < 3)
 		ctx.reloc_base = 3;

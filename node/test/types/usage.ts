@@ -1,8 +1,12 @@
 // Compiled (not run) by test/types.test.js with tsc --strict: the
 // declarations must accept this typical use and reject the marked misuse.
-import { Template, run, execFile, SpawnkitChild, RunResult } from '../..';
+import { Template, run, execFile, SpawnkitChild, RunResult, registerStats, RegisterStats } from '../..';
+import '../../register';
 
 async function main(): Promise<void> {
+  const st: RegisterStats = registerStats();
+  const n: number = st.routed + st.fallback + (st.reasons['ipc'] ?? 0);
+  void n;
   const t = new Template('rg');
   const child: SpawnkitChild = t.spawn(['--version'], { cwd: '/tmp', timeout: 1000, killTree: true });
   child.stdout?.on('data', (d: Buffer) => d.length);

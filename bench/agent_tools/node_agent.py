@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+"""node_agent.py - the agent-tools mix from a Node.js agent runtime.
+
+The same 16-tool mix as agent_tools.py (workload.py: the same calls, the
+same verified outputs), driven from a Node harness (node/bench/agent-worker.js)
+that holds a realistic resident size and keeps 16 calls in flight through
+child_process.execFile, as an agent CLI's tool runner does.  Two ways:
+
+  stock     child_process as Node ships it (libuv forks the whole parent)
+  register  the same code under `node -r spawnkit/register`
+
+For each resident size (512 MiB and 2 GiB by default) and repetition, both
+run back to back, their order alternating.  Reported: calls/s and the
+event loop's p99 delay (perf_hooks.monitorEventLoopDelay), median over the
+repetitions with min-max, and the ratio of medians.  The issue's goals: at
+2 GiB >= 5x the calls/s of stock and p99 <= 5 ms; at 512 MiB >= 2x.
+
+Exit status: 0 done; 1 a call returned a wrong result or a run failed (or
+register did not route every call); 2 bad usage or a missing tool.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+sys.path.insert(0, str(HERE))
+
+import toolinfo  # noqa: E402
+import workload  # noqa: E402
+from agent_tools import BenchFailure, preflight, tool_environment  # noqa: E402
+
+WORKER = REPO / "node" / "bench" / "agent-worker.js"
+REGISTER = REPO / "node" / "register.js"
+GOALS = {2048: (5.0, 5.0), 512: (2.0, None)}   # MiB: (min speed-up, max register p99 ms)
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="node_agent.py", description=__doc__.split("\n\n")[1])
+    p.add_argument("--calls", type=int, default=480, help="calls per run (default 480: 30 per tool)")
+    p.add_argument("--reps", type=int, default=3, help="repetitions (default 3)")
+    p.add_argument("--resident", default="512,2048", help="MiB held by the harness, comma-separated")
+    p.add_argument("--in-flight", type=int, default=16)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--node", default=shutil.which("node") or "node")
+    p.add_argument("--json", default=str(REPO / "bench" / "results" / "node_agent.json"))
+    p.add_argument("--plot", default=str(REPO / "bench" / "results" / "node_agent.png"))
+    return p.parse_args(argv)
+
+
+def write_plan(w: workload.Workload, n: int, seed: int, path: Path) -> None:
+    calls = [{"tool": c.tool, "argv": list(c.argv), "cwd": c.cwd, "returncode": c.returncode,
+              "unordered": c.unordered, "stdout": base64.b64encode(c.stdout).decode()}
+             for c in w.plan(n, seed)]
+    path.write_text(json.dumps({"calls": calls}))
+
+
+def run_trial(a: argparse.Namespace, mode: str, resident: int, plan: Path) -> dict:
+    pre = ["-r", str(REGISTER)] if mode == "register" else []
+    cmd = [a.node, *pre, str(WORKER), "--plan", str(plan), "--resident", str(resident),
+           "--in-flight", str(a.in_flight)]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise BenchFailure(f"{mode} at {resident} MiB: {r.stderr.strip()[-2000:]}")
+    t = json.loads(r.stdout)
+    if mode == "register" and (t["stats"] is None or t["stats"]["fallback"]):
+        raise BenchFailure(f"register did not route every call: {t['stats']}")
+    return t
+
+
+def summary(ts: list[dict], key: str) -> dict:
+    xs = [t[key] for t in ts]
+    return {"median": statistics.median(xs), "min": min(xs), "max": max(xs)}
+
+
+def table(rows: list[dict]) -> list[str]:
+    out = [f"{'resident':>9} {'stock calls/s':>20} {'register calls/s':>20} {'speed-up':>9}"
+           f" {'stock p99 ms':>18} {'register p99 ms':>18}  goals"]
+    for r in rows:
+        s, g = r["stock"], r["register"]
+        cell = lambda d, f: f"{d['median']:{f}} ({d['min']:{f}}-{d['max']:{f}})"  # noqa: E731
+        want_x, want_p99 = GOALS.get(r["resident"], (None, None))
+        goals = []
+        if want_x:
+            goals.append(f">={want_x:g}x {'met' if r['speedup'] >= want_x else 'MISSED'}")
+        if want_p99:
+            goals.append(f"p99<={want_p99:g} ms {'met' if g['p99_ms']['median'] <= want_p99 else 'MISSED'}")
+        out.append(f"{r['resident']:>6} MiB {cell(s['calls_per_s'], '.0f'):>20} {cell(g['calls_per_s'], '.0f'):>20}"
+                   f" {r['speedup']:>8.1f}x {cell(s['p99_ms'], '.1f'):>18} {cell(g['p99_ms'], '.1f'):>18}  "
+                   + ", ".join(goals))
+    return out
+
+
+def plot(rows: list[dict], path: str, title: str) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.5))
+    labels = [f"{r['resident']} MiB" for r in rows]
+    for ax, key, ylabel in ((axes[0], "calls_per_s", "tool calls/s"),
+                            (axes[1], "p99_ms", "event loop delay p99, ms")):
+        for i, mode in enumerate(("stock", "register")):
+            xs = [x + (i - 0.5) * 0.38 for x in range(len(rows))]
+            med = [r[mode][key]["median"] for r in rows]
+            lo = [r[mode][key]["median"] - r[mode][key]["min"] for r in rows]
+            hi = [r[mode][key]["max"] - r[mode][key]["median"] for r in rows]
+            bars = ax.bar(xs, med, 0.38, yerr=[lo, hi], capsize=3,
+                          label="child_process" if mode == "stock" else "-r spawnkit/register")
+            ax.bar_label(bars, fmt="%.1f" if key == "p99_ms" else "%.0f", fontsize=7, padding=2)
+        ax.set_xticks(range(len(rows)), labels)
+        ax.set_xlabel("resident size of the Node harness")
+        ax.set_ylabel(f"{ylabel} (median; bars: min-max)")
+        ax.grid(axis="y", alpha=0.3)
+        ax.legend(fontsize=8)
+    if any(r["resident"] in GOALS and GOALS[r["resident"]][1] for r in rows):
+        axes[1].axhline(5.0, color="gray", linestyle=":", linewidth=1)
+    fig.suptitle(title, fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
+def main(argv: list[str]) -> int:
+    a = parse_args(argv)
+    tool_environment()
+    try:
+        toolinfo.check_all()
+    except toolinfo.MissingTool as e:
+        print(f"node_agent: {e}", file=sys.stderr)
+        return 2
+    sizes = [int(x) for x in a.resident.split(",") if x]
+    root = Path(tempfile.mkdtemp(prefix="spawnkit-node-agent-"))
+    trials: list[dict] = []
+    try:
+        w = workload.build(root / "tree", a.seed, sys.executable)
+        preflight(w)
+        plan = root / "plan.json"
+        write_plan(w, a.calls, a.seed, plan)
+        for rep in range(a.reps):
+            for si, size in enumerate(sizes):
+                order = ["stock", "register"] if (rep + si) % 2 == 0 else ["register", "stock"]
+                for mode in order:
+                    t = run_trial(a, mode, size, plan)
+                    t.update(rep=rep, resident=size, mode=mode)
+                    trials.append(t)
+                    print(f"  rep {rep + 1} {size:>5} MiB {mode:<9} {t['calls_per_s']:8.1f} calls/s"
+                          f"  p99 {t['p99_ms']:7.2f} ms  ({t['calls']} calls verified)", file=sys.stderr, flush=True)
+    except BenchFailure as e:
+        print(f"node_agent: FAILED: {e}", file=sys.stderr)
+        return 1
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+    rows = []
+    for size in sizes:
+        row = {"resident": size}
+        for mode in ("stock", "register"):
+            ts = [t for t in trials if t["resident"] == size and t["mode"] == mode]
+            row[mode] = {k: summary(ts, k) for k in ("calls_per_s", "p99_ms", "p50_ms", "max_ms",
+                                                     "parent_cpu_ms_per_call")}
+        row["speedup"] = row["register"]["calls_per_s"]["median"] / row["stock"]["calls_per_s"]["median"]
+        rows.append(row)
+    node_version = subprocess.run([a.node, "--version"], capture_output=True, text=True).stdout.strip()
+    h = toolinfo.host()
+    print()
+    print(f"Node agent benchmark: {a.calls} calls of the agent-tools mix per run, {a.in_flight} in flight "
+          f"(child_process.execFile), {a.reps} repetitions, node {node_version}, Linux {h['kernel']}, "
+          f"{h['cpus']} CPUs; median (min-max)")
+    print()
+    for line in table(rows):
+        print(line)
+    title = (f"agent-tools mix from a Node harness, {a.calls} calls, {a.in_flight} in flight, {a.reps} reps, "
+             f"node {node_version}, Linux {h['kernel']}")
+    Path(a.plot).parent.mkdir(parents=True, exist_ok=True)
+    plot(rows, a.plot, title)
+    print(f"\nplot: {a.plot}")
+    Path(a.json).write_text(json.dumps({"host": h, "node": node_version, "calls": a.calls, "reps": a.reps,
+                                        "in_flight": a.in_flight, "summary": rows, "trials": trials}, indent=1) + "\n")
+    print(f"json: {a.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

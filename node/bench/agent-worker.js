@@ -1,0 +1,87 @@
+'use strict';
+// One trial of the Node agent benchmark (bench/agent_tools/node_agent.py):
+// hold `--resident` MiB, then run the planned agent-tools calls (a JSON
+// file from node_agent.py: argv, cwd, expected stdout and status) through
+// child_process.execFile with `--in-flight` calls outstanding, as an agent
+// runtime's tool runner does, checking every result.  The event loop's
+// delay is sampled throughout (perf_hooks.monitorEventLoopDelay).  Run
+// with or without `-r spawnkit/register`; prints one JSON object.
+const cp = require('node:child_process');
+const fs = require('node:fs');
+const { performance, monitorEventLoopDelay } = require('node:perf_hooks');
+const { makeResident } = require('./resident');
+
+function arg(name, def) {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : def;
+}
+const resident = Number(arg('resident', '0'));
+const inFlight = Number(arg('in-flight', '16'));
+const plan = JSON.parse(fs.readFileSync(arg('plan'), 'utf8'));
+const calls = plan.calls.map((c) => ({ ...c, stdout: Buffer.from(c.stdout, 'base64') }));
+
+function sortedLines(buf) {
+  const lines = buf.toString('latin1').split(/(?<=\n)/);
+  return Buffer.from(lines.sort().join(''), 'latin1');
+}
+
+// null if the result is the expected one, else what is wrong (as
+// workload.Call.check says it).
+function check(c, status, stdout, stderr) {
+  if (status !== c.returncode) return `exit status ${status}, expected ${c.returncode}`;
+  if (stderr.length) return `unexpected stderr ${stderr.subarray(0, 200)}`;
+  const got = c.unordered ? sortedLines(stdout) : stdout;
+  if (!got.equals(c.stdout)) return `stdout ${stdout.length} bytes, expected ${c.stdout.length}`;
+  return null;
+}
+
+function one(c) {
+  return new Promise((resolve, reject) => {
+    cp.execFile(c.argv[0], c.argv.slice(1), { cwd: c.cwd, encoding: 'buffer', maxBuffer: 64 << 20 },
+      (err, stdout, stderr) => {
+        if (err && typeof err.code !== 'number') return reject(new Error(`${c.argv.join(' ')}: ${err.message}`));
+        const bad = check(c, err ? err.code : 0, stdout, stderr);
+        return bad ? reject(new Error(`${c.argv.join(' ')} (cwd ${c.cwd}): ${bad}`)) : resolve();
+      });
+  });
+}
+
+async function runAll(list) {
+  let next = 0;
+  const lane = async () => {
+    while (next < list.length) await one(list[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.min(inFlight, list.length) }, lane));
+}
+
+(async () => {
+  const rss = makeResident(resident);
+  // Warm-up, untimed: every distinct call once (templates, page cache).
+  const seen = new Set();
+  await runAll(calls.filter((c) => {
+    const k = JSON.stringify([c.argv, c.cwd]);
+    return seen.has(k) ? false : seen.add(k);
+  }));
+  const h = monitorEventLoopDelay({ resolution: 1 });
+  h.enable();
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  await runAll(calls);
+  const wall = (performance.now() - t0) / 1000;
+  h.disable();
+  const cpu = process.cpuUsage(cpu0);
+  let stats = null;
+  try {
+    stats = require('..').registerStats();
+  } catch {
+    // addon not built: a stock-only run
+  }
+  process.stdout.write(JSON.stringify({
+    rssMiB: Math.round(rss), calls: calls.length, wall_s: wall, calls_per_s: calls.length / wall,
+    p50_ms: h.percentile(50) / 1e6, p99_ms: h.percentile(99) / 1e6, max_ms: h.max / 1e6,
+    parent_cpu_ms_per_call: (cpu.user + cpu.system) / 1000 / calls.length, stats,
+  }));
+})().catch((e) => {
+  console.error(`agent-worker: FAILED: ${e.message}`);
+  process.exit(1);
+});

@@ -1,0 +1,2 @@
+// `import 'spawnkit/register'` / `require('spawnkit/register')`: side effects only.
+export {};

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * binding_util.h - value conversions binding.c shares with compat_binding.c.
+ */
+#ifndef SPAWNKIT_NODE_BINDING_UTIL_H
+#define SPAWNKIT_NODE_BINDING_UTIL_H
+
+#include <node_api.h>
+#include <spawnkit/spawnkit.h>
+
+/* Templates live in an External whose data is cleared on explicit destroy,
+ * so the finalizer and destroy never both free one template. */
+struct template_box {
+	struct spawnkit_template *t;
+};
+
+napi_value num(napi_env env, double v);
+/* malloc'd copies; NULL on error (exception pending). */
+char *dup_string(napi_env env, napi_value v);
+char **dup_string_array(napi_env env, napi_value arr);
+struct template_box *get_box(napi_env env, napi_value v);
+/* Finalizer of the External that holds a struct child_watch. */
+void child_finalize(napi_env env, void *data, void *hint);
+
+/* compat_binding.c: compatSpawn and compatSpawnSync. */
+napi_status compat_binding_init(napi_env env, napi_value exports);
+
+#endif

@@ -1,0 +1,304 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * compat_binding.c - the addon functions behind lib/register (the
+ * child_process drop-in).  Thin, as binding.c: JavaScript decides what is
+ * routed and builds Node's objects; these start the child with
+ * compat_plan's stdio and, for spawnSync, run sync_wait.
+ *
+ *   compatSpawn(tmpl, argv[], envp[], cwd|null, spec[], detached, onExit)
+ *       -> [pid, child, fds[]] | -errno
+ *   compatSpawnSync(tmpl, argv[], envp[], cwd|null, spec[], detached,
+ *                   readable[], inputs[], timeoutMs, maxBuffer, killSignal)
+ *       -> [pid, exited, status, termsig, error, outputs[]] | -errno
+ *   compatPipes(spec[]) -> fds[] | -errno   (see js_compat_pipes)
+ *
+ * spec[i] is COMPAT_PIPE (-1), COMPAT_IGNORE (-2) or a parent fd; detached
+ * (a new session) is SPAWNKIT_SPAWN_SETSID, -EOPNOTSUPP where the backend
+ * cannot.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
+
+#include "binding_util.h"
+#include "child_watch.h"
+#include "compat_plan.h"
+#include "pidfd.h"
+#include "sync_wait.h"
+
+#define CHECK(call) do { if ((call) != napi_ok) goto napi_fail; } while (0)
+
+struct start {
+	struct template_box *box;
+	char **argv, **envp, *cwd;
+	int spec[COMPAT_MAX_SLOTS];
+	int n;
+	bool detached;
+};
+
+static void start_free(struct start *s)
+{
+	free(s->argv);
+	free(s->envp);
+	free(s->cwd);
+}
+
+/* argv[0..5] of either call.  0, or -1 with an exception pending, or
+ * -errno to return as a number. */
+static int start_parse(napi_env env, napi_value *argv, struct start *s)
+{
+	napi_valuetype type;
+	napi_value item;
+	uint32_t n;
+
+	memset(s, 0, sizeof(*s));
+	s->box = get_box(env, argv[0]);
+	if (!s->box || !s->box->t)
+		return -EBADF;
+	s->argv = dup_string_array(env, argv[1]);
+	if (!s->argv)
+		return -1;
+	s->envp = dup_string_array(env, argv[2]);
+	if (!s->envp)
+		return -1;
+	if (napi_typeof(env, argv[3], &type) != napi_ok)
+		return -1;
+	if (type == napi_string) {
+		s->cwd = dup_string(env, argv[3]);
+		if (!s->cwd)
+			return -1;
+	}
+	if (napi_get_array_length(env, argv[4], &n) != napi_ok)
+		return -1;
+	if (n > COMPAT_MAX_SLOTS)
+		return -E2BIG;
+	s->n = (int)n;
+	for (uint32_t i = 0; i < n; i++)
+		if (napi_get_element(env, argv[4], i, &item) != napi_ok ||
+		    napi_get_value_int32(env, item, &s->spec[i]) != napi_ok)
+			return -1;
+	if (napi_get_value_bool(env, argv[5], &s->detached) != napi_ok)
+		return -1;
+	return 0;
+}
+
+/* Start the child; fills plan (our ends) and pidfd.  pid or -errno. */
+static pid_t start_child(struct start *s, struct compat_plan *plan, int *pidfd)
+{
+	pid_t pid;
+	int r;
+
+	r = compat_plan_build(plan, s->spec, s->n, s->cwd);
+	if (r < 0)
+		return r;
+	pid = spawnkit_spawn(s->box->t, s->argv, s->envp, plan->actions,
+			     plan->nr_actions, SPAWNKIT_SPAWN_INHERIT_FDS |
+			     (s->detached ? SPAWNKIT_SPAWN_SETSID : 0), pidfd);
+	compat_plan_finish(plan, pid >= 0);
+	return pid;
+}
+
+static napi_value js_compat_spawn(napi_env env, napi_callback_info info)
+{
+	size_t argc = 7;
+	napi_value argv[7], result = NULL, ext, fds;
+	struct compat_plan *plan = malloc(sizeof(*plan));
+	struct child_watch *w;
+	struct start s;
+	int pidfd = -1, r;
+	pid_t pid;
+
+	if (!plan)
+		return num(env, -ENOMEM);
+	CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+	r = start_parse(env, argv, &s);
+	if (r < 0) {
+		if (r != -1)
+			result = num(env, r);
+		goto out;
+	}
+	pid = start_child(&s, plan, &pidfd);
+	if (pid < 0) {
+		result = num(env, pid);
+		goto out;
+	}
+	r = child_watch_start(env, pid, pidfd, argv[6], &w);
+	if (r < 0) {
+		/* Cannot watch it: do not leave an orphan running. */
+		sk_pidfd_signal(pidfd, SIGKILL);
+		waitid(P_PIDFD, (id_t)pidfd, &(siginfo_t){ 0 }, WEXITED);
+		close(pidfd);
+		for (int i = 0; i < s.n; i++)
+			if (plan->parent_fd[i] >= 0)
+				close(plan->parent_fd[i]);
+		result = num(env, r);
+		goto out;
+	}
+	CHECK(napi_create_external(env, w, child_finalize, NULL, &ext));
+	CHECK(napi_create_array_with_length(env, (size_t)s.n, &fds));
+	for (int i = 0; i < s.n; i++)
+		CHECK(napi_set_element(env, fds, (uint32_t)i, num(env, plan->parent_fd[i])));
+	CHECK(napi_create_array_with_length(env, 3, &result));
+	CHECK(napi_set_element(env, result, 0, num(env, pid)));
+	CHECK(napi_set_element(env, result, 1, ext));
+	CHECK(napi_set_element(env, result, 2, fds));
+out:
+	start_free(&s);
+	free(plan);
+	return result;
+napi_fail:
+	result = NULL;
+	goto out;
+}
+
+static napi_value js_compat_spawn_sync(napi_env env, napi_callback_info info)
+{
+	size_t argc = 11;
+	napi_value argv[11], result = NULL, outs, item;
+	struct compat_plan *plan = malloc(sizeof(*plan));
+	struct sync_slot *slots = NULL;
+	struct sync_result res;
+	struct start s;
+	double timeout, max_buffer;
+	int pidfd = -1, kill_sig, r;
+	pid_t pid;
+
+	if (!plan)
+		return num(env, -ENOMEM);
+	CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+	r = start_parse(env, argv, &s);
+	if (r < 0) {
+		if (r != -1)
+			result = num(env, r);
+		goto out;
+	}
+	CHECK(napi_get_value_double(env, argv[8], &timeout));
+	CHECK(napi_get_value_double(env, argv[9], &max_buffer));
+	CHECK(napi_get_value_int32(env, argv[10], &kill_sig));
+	slots = calloc((size_t)s.n + 1, sizeof(*slots));
+	if (!slots) {
+		result = num(env, -ENOMEM);
+		goto out;
+	}
+	/* Inputs are read from JavaScript memory while we block: nothing can
+	 * move or free them before we return. */
+	for (int i = 0; i < s.n; i++) {
+		bool readable = false, is_buf = false;
+		napi_valuetype type;
+
+		CHECK(napi_get_element(env, argv[6], (uint32_t)i, &item));
+		CHECK(napi_get_value_bool(env, item, &readable));
+		slots[i].is_input = readable;
+		CHECK(napi_get_element(env, argv[7], (uint32_t)i, &item));
+		CHECK(napi_typeof(env, item, &type));
+		if (type == napi_object)
+			CHECK(napi_is_typedarray(env, item, &is_buf));
+		if (is_buf) {
+			napi_typedarray_type tt;
+			size_t len, off;
+			napi_value ab;
+			void *data;
+
+			CHECK(napi_get_typedarray_info(env, item, &tt, &len, &data, &ab, &off));
+			slots[i].input = data;
+			slots[i].input_len = len;	/* a Uint8Array: bytes */
+		}
+	}
+	pid = start_child(&s, plan, &pidfd);
+	if (pid < 0) {
+		result = num(env, pid);
+		goto out;
+	}
+	for (int i = 0; i < s.n; i++)
+		slots[i].fd = plan->parent_fd[i];
+	sync_wait(pidfd, slots, s.n, timeout, max_buffer, kill_sig, &res);
+	close(pidfd);
+
+	CHECK(napi_create_array_with_length(env, (size_t)s.n, &outs));
+	for (int i = 0; i < s.n; i++) {
+		if (s.spec[i] == COMPAT_PIPE && !slots[i].is_input) {
+			void *copy;
+
+			CHECK(napi_create_buffer_copy(env, slots[i].out_len,
+				slots[i].out_len ? slots[i].out : "", &copy, &item));
+		} else {
+			CHECK(napi_get_null(env, &item));
+		}
+		CHECK(napi_set_element(env, outs, (uint32_t)i, item));
+	}
+	CHECK(napi_create_array_with_length(env, 6, &result));
+	CHECK(napi_set_element(env, result, 0, num(env, pid)));
+	CHECK(napi_set_element(env, result, 1, num(env, res.exited)));
+	CHECK(napi_set_element(env, result, 2, num(env, res.status)));
+	CHECK(napi_set_element(env, result, 3, num(env, res.termsig)));
+	CHECK(napi_set_element(env, result, 4, num(env, res.error)));
+	CHECK(napi_set_element(env, result, 5, outs));
+out:
+	if (slots)
+		for (int i = 0; i < s.n; i++)
+			free(slots[i].out);
+	free(slots);
+	start_free(&s);
+	free(plan);
+	return result;
+napi_fail:
+	result = NULL;
+	goto out;
+}
+
+/* Our ends of fresh socketpairs for the COMPAT_PIPE slots, the other ends
+ * closed: what uv_spawn leaves in the Pipe handles when the exec failed
+ * (ENOENT, EACCES), so the streams Node makes then read EOF and close. */
+static napi_value js_compat_pipes(napi_env env, napi_callback_info info)
+{
+	size_t argc = 1;
+	napi_value argv[1], fds = NULL;
+	struct compat_plan *plan = malloc(sizeof(*plan));
+	int spec[COMPAT_MAX_SLOTS], r;
+	uint32_t n;
+
+	if (!plan)
+		return num(env, -ENOMEM);
+	CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+	CHECK(napi_get_array_length(env, argv[0], &n));
+	if (n > COMPAT_MAX_SLOTS) {
+		fds = num(env, -E2BIG);
+		goto out;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		napi_value item;
+
+		CHECK(napi_get_element(env, argv[0], i, &item));
+		CHECK(napi_get_value_int32(env, item, &spec[i]));
+		if (spec[i] != COMPAT_PIPE)
+			spec[i] = COMPAT_IGNORE;
+	}
+	r = compat_plan_build(plan, spec, (int)n, NULL);
+	if (r < 0) {
+		fds = num(env, r);
+		goto out;
+	}
+	compat_plan_finish(plan, 1);
+	CHECK(napi_create_array_with_length(env, n, &fds));
+	for (uint32_t i = 0; i < n; i++)
+		CHECK(napi_set_element(env, fds, i, num(env, plan->parent_fd[i])));
+out:
+	free(plan);
+	return fds;
+napi_fail:
+	fds = NULL;
+	goto out;
+}
+
+napi_status compat_binding_init(napi_env env, napi_value exports)
+{
+	const napi_property_descriptor props[] = {
+		{ "compatSpawn", NULL, js_compat_spawn, NULL, NULL, NULL, napi_default, NULL },
+		{ "compatSpawnSync", NULL, js_compat_spawn_sync, NULL, NULL, NULL, napi_default, NULL },
+		{ "compatPipes", NULL, js_compat_pipes, NULL, NULL, NULL, napi_default, NULL },
+	};
+
+	return napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props);
+}

@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: MIT */
+/* The warm interpreter's bootstrap (bootstrap.py), as a NUL-terminated
+ * string in the library, so it needs no installed file. */
+	.section .rodata
+	.globl	sk_warm_bootstrap
+	.hidden	sk_warm_bootstrap
+	.type	sk_warm_bootstrap, @object
+sk_warm_bootstrap:
+	.incbin	"warm/bootstrap.py"	/* found through -I<top>/src */
+	.byte	0
+	.size	sk_warm_bootstrap, . - sk_warm_bootstrap
+	.section .note.GNU-stack,"",@progbits
