@@ -195,7 +195,8 @@ def spawn(args: Any, *, executable: Any = None, stdin: Any = None, stdout: Any =
           pass_fds: Sequence[int] = (), inherit_fds: bool = False,
           signal_mask: Optional[Iterable[int]] = None, default_signals: Iterable[int] = (),
           restore_signals: bool = True, text: bool = False, encoding: Optional[str] = None,
-          errors: Optional[str] = None, template: Any = None) -> Process:
+          errors: Optional[str] = None, template: Any = None, warm: bool = False,
+          preload: Any = ()) -> Process:
     """The binding's spawn() over subprocess.Popen (the child gets its own
     session, so kill_tree() can reach its process group)."""
     if template is not None:
@@ -220,6 +221,8 @@ _started: Dict[int, Process] = {}
 
 
 def _spawn_raw(args: Any, **kw: Any) -> Tuple[int, None, List[Optional[int]]]:
+    kw.pop("warm", None)                          # warm only changes speed: cold here
+    kw.pop("preload", None)
     if kw.pop("template", None) is not None:
         raise OSError(errno.ENOSYS, "spawnkit: no spawn templates in the fallback backend")
     proc = _popen(args, **kw)
@@ -289,8 +292,11 @@ def run(args: Any, *, input: Union[None, bytes, str] = None,
         errors: Optional[str] = None, universal_newlines: Optional[bool] = None,
         executable: Any = None, pass_fds: Sequence[int] = (), inherit_fds: bool = False,
         signal_mask: Optional[Iterable[int]] = None, default_signals: Iterable[int] = (),
-        restore_signals: bool = True, kill_grace: float = KILL_GRACE) -> CompletedProcess:
-    """spawnkit.run() (see _run.py) over subprocess.Popen."""
+        restore_signals: bool = True, kill_grace: float = KILL_GRACE, warm: bool = False,
+        preload: Any = ()) -> CompletedProcess:
+    """spawnkit.run() (see _run.py) over subprocess.Popen.  warm and preload
+    change only the speed of a call, never its result: here every call is
+    cold."""
     stdin, stdout, stderr, data, tp = run_params(
         input, stdin, stdout, stderr, capture_output, no_output_timeout,
         output_limit, text, encoding, errors, universal_newlines)
