@@ -8,6 +8,8 @@
 #                   forced, and under seccomp without clone3/pidfd_open
 #   make test-packages  build the sdist, wheel and npm tarball, install each
 #                   in a temporary directory with no checkout, smoke-test it
+#   make test-stress  the stress and fault suite, full size (tests/stress/)
+#   make test-asan  the library and the C stress programs under ASan/UBSan
 #   make bench      the main benchmark (agent-tools table)
 #   make bench-spawn / bench-batch / bench-node / bench-kernel / bench-warm
 #   make test-warm  warm templates: cold/warm equivalence corpus
@@ -42,13 +44,16 @@ TEST_BINS := $(TEST_SRCS:%.c=$(B)/%)
 # Programs the tests start (not tests themselves): build/tests/helpers/*
 HELPER_SRCS := $(sort $(wildcard tests/helpers/*.c))
 HELPER_BINS := $(HELPER_SRCS:%.c=$(B)/%)
+# The stress and fault suite's C programs (tests/stress/c_*.c)
+STRESS_SRCS := $(sort $(wildcard tests/stress/c_*.c))
+STRESS_BINS := $(STRESS_SRCS:%.c=$(B)/%)
 TOOL_SRCS := $(sort $(wildcard tools/*.c))
 TOOL_BINS := $(TOOL_SRCS:tools/%.c=$(B)/bin/%)
 EX_SRCS   := $(sort $(wildcard examples/*.c))
 EX_BINS   := $(EX_SRCS:%.c=$(B)/%)
 
 .PHONY: all lib test test-user test-c test-fuzz test-python test-node test-kernel \
-	test-fallback test-packages test-warm \
+	test-fallback test-packages test-stress test-stress-smoke stress-bins test-asan test-warm \
 	bench bench-spawn bench-batch bench-node bench-kernel bench-warm kernel \
 	deps install clean
 
@@ -138,6 +143,33 @@ test-fallback: lib $(B)/tests/helpers/deny_pidfd
 test-packages:
 	./scripts/install-deps.sh packages python node
 	./scripts/test-packages.sh
+
+# The stress and fault suite (tests/stress/run.sh): load, faults, bad inputs,
+# batches, fuzzers for a fixed number of runs; ends with one line of totals
+# and fails on any crash, hang, leak or wrong result.  test-stress is the
+# full size, test-stress-smoke the one `make test` runs.  PY=... chooses the
+# Python the binding is installed into and run with (default: the real
+# interpreter behind python3).
+stress-bins: lib $(STRESS_BINS) $(HELPER_BINS) $(TOOL_BINS)
+	$(MAKE) -s -C python install $(if $(PY),PY=$(PY))
+	$(MAKE) -s -C node
+
+test-stress: stress-bins
+	PY=$(PY) ./tests/stress/run.sh full
+
+test-stress-smoke: stress-bins
+	PY=$(PY) ./tests/stress/run.sh smoke
+
+# The library and the C stress programs built with ASan and UBSan (in
+# build-asan/), then the C scenarios at smoke size: a memory error or
+# undefined behaviour aborts its scenario, which counts as a crash.
+ASAN_CFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+	-fno-sanitize-recover=undefined
+test-asan:
+	$(MAKE) -s B=build-asan CFLAGS="$(ASAN_CFLAGS)" lib \
+		$(STRESS_SRCS:%.c=build-asan/%) $(HELPER_SRCS:%.c=build-asan/%)
+	ASAN_OPTIONS=abort_on_error=1:detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
+		B=build-asan STRESS_ASAN=1 STRESS_RSS_SLACK_KB=262144 STRESS_ONLY='c_*' ./tests/stress/run.sh smoke
 
 # Warm templates: the corpus cold and warm alternately, byte for byte, with
 # the configured python3 and Debian's /usr/bin/python3 (tests/warm/).

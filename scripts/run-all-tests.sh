@@ -25,6 +25,8 @@ suite man-pages tests/man/check-man.sh
 [ -f tests/warm/equivalence.py ] && suite warm make -s test-warm
 [ -f scripts/test-fallback.sh ] && suite fallback make -s test-fallback
 [ -f scripts/test-packages.sh ] && suite packages make -s test-packages
+# Smoke-sized stress and fault suite (the full one: make test-stress).
+[ -x tests/stress/run.sh ] && suite stress make -s test-stress-smoke
 if [ "$mode" = all ] && [ -f kernel/Makefile ]; then
 	suite kernel make -s test-kernel
 fi

@@ -67,8 +67,8 @@ static int check_executable(int fd)
 	if (fl >= 0 && !(fl & O_PATH)) {
 		/* exec maps the file: a file system that cannot is no use */
 		map = (void *)sk_syscall6(SYS_mmap, 0, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
-		if ((unsigned long)map >= -4095UL)
-			return -EACCES;
+		if ((unsigned long)map >= -4095UL)	/* short of memory is no verdict on the file */
+			return (long)map == -ENOMEM ? -ENOMEM : -EACCES;
 		sk_syscall2(SYS_munmap, map, 4096);
 	}
 	return 0;
