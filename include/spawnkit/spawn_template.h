@@ -42,6 +42,28 @@
 #define SPAWN_TEMPLATE_ACTION_SIGMASK		5
 #define SPAWN_TEMPLATE_ACTION_SIGDEFAULT	6
 
+/*
+ * spawnkit extensions of the action list (numbers appended after the
+ * proposal's).  The user backend implements them; the kernel backend hands
+ * a spawn that uses any of them to the user backend (see spawnkit.h).
+ *   SETSID     setsid(); every other field 0
+ *   SETPGID    setpgid(0, fd): fd is the group (0: a new group led by the
+ *              child); every other field 0
+ *   UMASK      umask(fd): fd in 0..0777; every other field 0
+ *   SETRLIMIT  setrlimit(fd, *arg): fd is RLIMIT_*, arg points at a
+ *              struct spawn_template_rlimit with cur <= max
+ *   CGROUP     start the child in the cgroup2 directory open as fd
+ *              (clone3's CLONE_INTO_CGROUP): at most one per spawn, and it
+ *              takes effect before any action runs, wherever it stands
+ */
+#define SPAWN_TEMPLATE_ACTION_SETSID		7
+#define SPAWN_TEMPLATE_ACTION_SETPGID		8
+#define SPAWN_TEMPLATE_ACTION_UMASK		9
+#define SPAWN_TEMPLATE_ACTION_SETRLIMIT		10
+#define SPAWN_TEMPLATE_ACTION_CGROUP		11
+/* The first extension number: types from here on are spawnkit's own. */
+#define SPAWN_TEMPLATE_ACTION_EXT_FIRST		SPAWN_TEMPLATE_ACTION_SETSID
+
 /* At most this many actions per spawn (E2BIG above). */
 #define SPAWN_TEMPLATE_ACTIONS_MAX		256
 
@@ -67,6 +89,12 @@ struct spawn_template_open {
 struct spawn_template_sigset {
 	__aligned_u64 sigset;	/* const sigset_t * (kernel layout) */
 	__aligned_u64 sigsetsize; /* must be the kernel's sigset size (8 on x86_64) */
+};
+
+/* SETRLIMIT's argument: the kernel's struct rlimit64. */
+struct spawn_template_rlimit {
+	__aligned_u64 rlim_cur;
+	__aligned_u64 rlim_max;
 };
 
 struct spawn_template_create_args {
@@ -121,6 +149,8 @@ SPAWNKIT__SA(sizeof(struct spawn_template_open) == 32, "open ABI");
 SPAWNKIT__SA(SPAWNKIT__OFF(spawn_template_open, how) == 8, "open ABI");
 SPAWNKIT__SA(sizeof(struct spawn_template_sigset) == 16, "sigset ABI");
 SPAWNKIT__SA(SPAWNKIT__OFF(spawn_template_sigset, sigsetsize) == 8, "sigset ABI");
+SPAWNKIT__SA(sizeof(struct spawn_template_rlimit) == 16, "rlimit ABI");
+SPAWNKIT__SA(SPAWNKIT__OFF(spawn_template_rlimit, rlim_max) == 8, "rlimit ABI");
 SPAWNKIT__SA(sizeof(struct spawn_template_create_args) ==
 	     SPAWN_TEMPLATE_CREATE_ARGS_SIZE_VER0, "create ABI");
 SPAWNKIT__SA(SPAWNKIT__OFF(spawn_template_create_args, execfd) == 8, "create ABI");

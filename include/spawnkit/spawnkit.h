@@ -243,6 +243,59 @@ static inline void spawnkit_action_sigset(struct spawn_template_action *a,
 	a->arg = (uint64_t)(uintptr_t)s;
 }
 
+/*
+ * ---- spawnkit's extension actions (spawn_template.h) ----
+ * Process attributes set in the child, in action order.  The kernel series
+ * does not have them yet: a kernel-backend template hands a spawn that uses
+ * any of them to the user backend (a template made from an fd cannot, and
+ * gives -EOPNOTSUPP).  Errors at spawn time, besides EINVAL for bad fields:
+ * SETSID: EPERM (already a group leader); SETPGID: EPERM, ESRCH;
+ * SETRLIMIT: EPERM (raising a hard limit without CAP_SYS_RESOURCE);
+ * CGROUP: EBADF (fd not open), EINVAL (not a cgroup2 directory, or two
+ * CGROUP actions), EACCES (cgroup.procs not writable), EOPNOTSUPP (a kernel
+ * before 5.7, or clone3 refused), EBUSY (a cgroup whose controllers are
+ * enabled for its children cannot hold processes).
+ */
+static inline void spawnkit_action_setsid(struct spawn_template_action *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->type = SPAWN_TEMPLATE_ACTION_SETSID;
+}
+
+/* pgid 0: a new group whose id is the child's pid */
+static inline void spawnkit_action_setpgid(struct spawn_template_action *a, pid_t pgid)
+{
+	memset(a, 0, sizeof(*a));
+	a->type = SPAWN_TEMPLATE_ACTION_SETPGID;
+	a->fd = pgid;
+}
+
+/* mask: 0 to 0777 */
+static inline void spawnkit_action_umask(struct spawn_template_action *a, unsigned int mask)
+{
+	memset(a, 0, sizeof(*a));
+	a->type = SPAWN_TEMPLATE_ACTION_UMASK;
+	a->fd = (int)mask;
+}
+
+/* resource: RLIMIT_*; rl must stay valid until spawn returns */
+static inline void spawnkit_action_setrlimit(struct spawn_template_action *a, int resource,
+					     const struct spawn_template_rlimit *rl)
+{
+	memset(a, 0, sizeof(*a));
+	a->type = SPAWN_TEMPLATE_ACTION_SETRLIMIT;
+	a->fd = resource;
+	a->arg = (uint64_t)(uintptr_t)rl;
+}
+
+/* cgroup_fd: an open cgroup2 directory; the child starts inside it */
+static inline void spawnkit_action_cgroup(struct spawn_template_action *a, int cgroup_fd)
+{
+	memset(a, 0, sizeof(*a));
+	a->type = SPAWN_TEMPLATE_ACTION_CGROUP;
+	a->fd = cgroup_fd;
+}
+
 #ifdef __cplusplus
 }
 #endif

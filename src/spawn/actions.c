@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/resource.h>
 #include <linux/close_range.h>
 
 #include "common/sys.h"
@@ -25,6 +27,23 @@ static int copy_sigset(uint64_t uarg, uint64_t *set)
 	return sk_copy_in(set, s.sigset, SK_SIGSETSIZE);
 }
 
+static int copy_rlimit(const struct spawn_template_action *a, struct sk_action *k)
+{
+	struct spawn_template_rlimit rl;
+	int ret;
+
+	if (a->fd < 0 || a->fd >= RLIMIT_NLIMITS || a->newfd || a->flags || !a->arg)
+		return -EINVAL;
+	ret = sk_copy_in(&rl, a->arg, sizeof(rl));
+	if (ret)
+		return ret;
+	if (rl.rlim_cur > rl.rlim_max)	/* as setrlimit(2) says */
+		return -EINVAL;
+	k->rlim[0] = rl.rlim_cur;
+	k->rlim[1] = rl.rlim_max;
+	return 0;
+}
+
 static int check_one(const struct spawn_template_action *a, struct sk_action *k)
 {
 	struct spawn_template_open o;
@@ -37,6 +56,7 @@ static int check_one(const struct spawn_template_action *a, struct sk_action *k)
 	k->path = 0;
 	k->sigset = 0;
 	k->how.flags = k->how.mode = k->how.resolve = 0;
+	k->rlim[0] = k->rlim[1] = 0;
 
 	/* A field the type does not use must be zero: room to grow. */
 	switch (a->type) {
@@ -68,6 +88,21 @@ static int check_one(const struct spawn_template_action *a, struct sk_action *k)
 		if (a->fd || a->newfd || a->flags)
 			return -EINVAL;
 		return copy_sigset(a->arg, &k->sigset);
+	case SPAWN_TEMPLATE_ACTION_SETSID:
+		if (a->fd || a->newfd || a->flags || a->arg)
+			return -EINVAL;
+		return 0;
+	case SPAWN_TEMPLATE_ACTION_SETPGID:
+	case SPAWN_TEMPLATE_ACTION_CGROUP:
+		if (a->fd < 0 || a->newfd || a->flags || a->arg)
+			return -EINVAL;
+		return 0;
+	case SPAWN_TEMPLATE_ACTION_UMASK:
+		if ((a->fd & ~0777) || a->newfd || a->flags || a->arg)
+			return -EINVAL;
+		return 0;
+	case SPAWN_TEMPLATE_ACTION_SETRLIMIT:
+		return copy_rlimit(a, k);
 	default:
 		return -EINVAL;
 	}
@@ -77,7 +112,7 @@ int sk_actions_copy_in(uint64_t uactions, uint64_t n, struct sk_action *out)
 {
 	struct spawn_template_action chunk[32];
 	uint64_t i, j;
-	int ret;
+	int ret, cgroups = 0;
 
 	if (n > SPAWN_TEMPLATE_ACTIONS_MAX)
 		return -E2BIG;
@@ -93,9 +128,55 @@ int sk_actions_copy_in(uint64_t uactions, uint64_t n, struct sk_action *out)
 			ret = check_one(&chunk[j], &out[i + j]);
 			if (ret)
 				return ret;
+			/* one child, one cgroup */
+			if (chunk[j].type == SPAWN_TEMPLATE_ACTION_CGROUP && cgroups++)
+				return -EINVAL;
 		}
 	}
 	return 0;
+}
+
+int sk_actions_cgroup_fd(const struct sk_action *a, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (a[i].type == SPAWN_TEMPLATE_ACTION_CGROUP)
+			return a[i].fd;
+	return -1;
+}
+
+int sk_actions_have_ext(const struct sk_action *a, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (a[i].type >= SPAWN_TEMPLATE_ACTION_EXT_FIRST)
+			return 1;
+	return 0;
+}
+
+/* statfs(2)'s f_type of cgroup2 (linux/magic.h) */
+#define SK_CGROUP2_MAGIC 0x63677270
+
+int sk_actions_check_cgroup(int fd)
+{
+	struct statfs sfs;
+	struct stat st;
+	long ret;
+
+	ret = sk_syscall2(SYS_fstat, fd, &st);
+	if (ret)
+		return (int)ret;
+	ret = sk_syscall2(SYS_fstatfs, fd, &sfs);
+	if (ret)
+		return (int)ret;
+	if (!S_ISDIR(st.st_mode) || sfs.f_type != SK_CGROUP2_MAGIC)
+		return -EINVAL;
+	ret = sk_syscall5(SYS_faccessat2, fd, "cgroup.procs", W_OK, AT_EACCESS, 0);
+	if (ret == -ENOSYS)	/* before 5.8 */
+		ret = sk_syscall4(SYS_faccessat, fd, "cgroup.procs", W_OK, 0);
+	return ret ? -EACCES : 0;
 }
 
 int sk_actions_max_fd(const struct sk_action *a, unsigned int n)
@@ -104,6 +185,10 @@ int sk_actions_max_fd(const struct sk_action *a, unsigned int n)
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
+		/* the extensions' fd field is a group, mask or resource; the
+		 * cgroup fd is used by clone3 in the parent, not in the child */
+		if (a[i].type >= SPAWN_TEMPLATE_ACTION_EXT_FIRST)
+			continue;
 		if (a[i].fd > max)
 			max = a[i].fd;
 		if (a[i].newfd > max && a[i].newfd != SPAWN_TEMPLATE_FD_MAX)

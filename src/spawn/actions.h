@@ -22,6 +22,7 @@ struct sk_action {
 	uint64_t path;		/* OPEN: caller's path pointer */
 	struct open_how how;	/* OPEN */
 	uint64_t sigset;	/* SIGMASK / SIGDEFAULT: the set itself */
+	uint64_t rlim[2];	/* SETRLIMIT: cur, max (copied in) */
 };
 
 /*
@@ -39,6 +40,22 @@ int sk_actions_copy_in(uint64_t uactions, uint64_t n, struct sk_action *out);
  * spawn replaces or closes (those are checked by the child's fchdir).
  */
 int sk_actions_check_dirs(const struct sk_action *a, unsigned int n);
+
+/*
+ * The fd of the spawn's CGROUP action, or -1 if none (copy_in has made sure
+ * there is at most one).
+ */
+int sk_actions_cgroup_fd(const struct sk_action *a, unsigned int n);
+
+/* 1 if any action is a spawnkit extension (SETSID..CGROUP), else 0. */
+int sk_actions_have_ext(const struct sk_action *a, unsigned int n);
+
+/*
+ * Check a CGROUP action's fd before anything starts: EBADF (not open),
+ * EINVAL (not a directory of a cgroup2 file system), EACCES (its
+ * cgroup.procs is not writable by the caller).
+ */
+int sk_actions_check_cgroup(int fd);
 
 /* Largest fd number any action names (not counting FD_MAX ranges), or -1. */
 int sk_actions_max_fd(const struct sk_action *a, unsigned int n);

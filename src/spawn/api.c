@@ -11,6 +11,7 @@
 #include "common/kernel_adv.h"
 #include "common/sys.h"
 #include "common/ucopy.h"
+#include "spawn/handoff.h"
 #include "spawn/template.h"
 
 SK_EXPORT int spawnkit_kernel_has_spawn_template(void)
@@ -169,6 +170,7 @@ SK_EXPORT void spawnkit_template_destroy(struct spawnkit_template *t)
 	if (!t)
 		return;
 	t->ops->destroy(t);
+	spawnkit_template_destroy(t->shadow);
 	free(t->path);
 	free(t);
 }
@@ -208,7 +210,12 @@ static pid_t spawn_keep_errno(struct spawnkit_template *t,
 			      const struct spawn_template_spawn_args *a)
 {
 	int saved = errno;
-	pid_t pid = t->ops->spawn(t, a);
+	pid_t pid;
+
+	if (t->backend == SPAWNKIT_BACKEND_KERNEL && sk_handoff_wanted(a))
+		pid = sk_handoff_spawn(t, a);
+	else
+		pid = t->ops->spawn(t, a);
 
 	errno = saved;
 	return pid;

@@ -160,6 +160,29 @@ static long do_open(const struct sk_action *a, int dirfd)
 	return ret < 0 ? ret : 0;
 }
 
+/* spawnkit's extension actions: process attributes, no fd work.  CGROUP
+ * was done by clone3 before the child ran. */
+static long run_ext_action(const struct sk_action *a)
+{
+	long ret;
+
+	switch (a->type) {
+	case SPAWN_TEMPLATE_ACTION_SETSID:
+		ret = sk_syscall0(SYS_setsid);
+		return ret < 0 ? ret : 0;
+	case SPAWN_TEMPLATE_ACTION_SETPGID:
+		return sk_syscall2(SYS_setpgid, 0, a->fd);
+	case SPAWN_TEMPLATE_ACTION_UMASK:
+		sk_syscall1(SYS_umask, a->fd);
+		return 0;
+	case SPAWN_TEMPLATE_ACTION_SETRLIMIT:
+		return sk_syscall4(SYS_prlimit64, 0, a->fd, a->rlim, 0);
+	case SPAWN_TEMPLATE_ACTION_CGROUP:
+		return 0;
+	}
+	return -EINVAL;	/* the parent checked the type: not reached */
+}
+
 static long run_action(const struct sk_action *a, struct xfd_state *x, uint64_t *mask)
 {
 	long ret = 0;
@@ -202,8 +225,9 @@ static long run_action(const struct sk_action *a, struct xfd_state *x, uint64_t 
 			if ((a->sigset >> (sig - 1)) & 1 && sig != SIGKILL && sig != SIGSTOP)
 				set_default(sig);
 		return 0;
-	}
-	return -EINVAL;	/* the parent checked the type: not reached */
+	default:
+		return run_ext_action(a);
+	}	/* the parent checked the type: not reached */
 }
 
 int sk_child_main(void *arg)

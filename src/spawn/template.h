@@ -23,6 +23,9 @@ struct spawnkit_template {
 	int is_script;		/* file starts with "#!" */
 	struct sk_identity id;
 	struct sk_creds creds;
+	/* kernel backend only: the user-backend template that runs spawns
+	 * with extension actions (handoff.c), made on first need */
+	struct spawnkit_template *shadow;
 };
 
 struct sk_backend_ops {

@@ -215,7 +215,8 @@ static int check_identity(const struct spawnkit_template *t)
  * above 2 anyway, so that it copies only the fds it needs (child.c);
  * CLONE_PIDFD only when someone wants the pidfd.
  */
-static long start_child(struct sk_child_ctx *ctx, int *pidfd, char *stack, int want_pidfd)
+static long start_child(struct sk_child_ctx *ctx, int *pidfd, char *stack, int want_pidfd,
+			int cgroup_fd)
 {
 	unsigned long pf = want_pidfd ? CLONE_PIDFD : 0;
 	unsigned long ff = ctx->files_shared ? CLONE_FILES : 0;
@@ -232,6 +233,18 @@ static long start_child(struct sk_child_ctx *ctx, int *pidfd, char *stack, int w
 	ca.stack = (uint64_t)(uintptr_t)stack;
 	ca.stack_size = SK_CHILD_STACK;
 	ctx->handlers_cleared = 1;
+	if (cgroup_fd >= 0) {
+		/* CLONE_INTO_CGROUP (5.7+): no fallback can place a child
+		 * in a cgroup before it runs, so an old kernel (or a filter
+		 * that hides clone3) is EOPNOTSUPP, never a child elsewhere.
+		 * The fd was checked to be a writable cgroup2 directory. */
+		ca.flags |= CLONE_INTO_CGROUP;
+		ca.cgroup = (uint64_t)cgroup_fd;
+		pid = sk_clone3(&ca, sizeof(ca), sk_child_main, ctx);
+		if (pid == -ENOSYS || pid == -E2BIG || pid == -EINVAL)
+			return -EOPNOTSUPP;
+		return pid;
+	}
 	pid = sk_clone3(&ca, sizeof(ca), sk_child_main, ctx);
 	/* clone3 is 5.3+ (CLEAR_SIGHAND 5.5), and seccomp filters hide it
 	 * (ENOSYS) or refuse it (EPERM: nothing in these flags needs a
@@ -239,6 +252,9 @@ static long start_child(struct sk_child_ctx *ctx, int *pidfd, char *stack, int w
 	if (pid != -ENOSYS && pid != -EINVAL && pid != -EPERM)
 		return pid;
 	ctx->handlers_cleared = 0;
+#else
+	if (cgroup_fd >= 0)
+		return -EOPNOTSUPP;
 #endif
 	saved = errno;
 	pid = clone(sk_child_main, stack + SK_CHILD_STACK,
@@ -281,7 +297,7 @@ static pid_t user_spawn(struct spawnkit_template *t,
 	char stack[SK_CHILD_STACK] __attribute__((aligned(16)));
 	struct sk_child_ctx ctx;
 	uint64_t all = ~0ULL, old;
-	int pidfd = -1, probe = -1;
+	int pidfd = -1, probe = -1, cgroup_fd;
 	long pid;
 	int ret;
 
@@ -293,6 +309,9 @@ static pid_t user_spawn(struct spawnkit_template *t,
 	ret = sk_actions_copy_in(args->actions, args->actions_len, actions);
 	if (!ret)
 		ret = sk_actions_check_dirs(actions, (unsigned int)args->actions_len);
+	cgroup_fd = ret ? -1 : sk_actions_cgroup_fd(actions, (unsigned int)args->actions_len);
+	if (cgroup_fd >= 0)
+		ret = sk_actions_check_cgroup(cgroup_fd);
 	/* The pidfd must be storable before a child exists. */
 	if (!ret && !(args->flags & SK_SPAWN_NO_PIDFD))
 		ret = sk_copy_out(args->pidfd, &probe, sizeof(probe));
@@ -324,7 +343,7 @@ static pid_t user_spawn(struct spawnkit_template *t,
 	ctx.mask = old;
 	if (!(args->flags & SK_SPAWN_NO_PIDFD))
 		ctx.pidfd_slot = &pidfd;
-	pid = start_child(&ctx, &pidfd, stack, !(args->flags & SK_SPAWN_NO_PIDFD));
+	pid = start_child(&ctx, &pidfd, stack, !(args->flags & SK_SPAWN_NO_PIDFD), cgroup_fd);
 	sk_syscall4(SYS_rt_sigprocmask, SIG_SETMASK, &old, 0, 8);
 	if (pid < 0) {
 		ret = (int)pid;

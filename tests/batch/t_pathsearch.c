@@ -111,6 +111,8 @@ int main(void)
 	CHECK_EQ(spawnkit_pathsearch("cmd", path, out, ret + 1), ret);
 	snprintf(out, sizeof(out), "%s/d3/cmd", top);
 	CHECK_ERR(spawnkit_pathsearch(out, NULL, out, sizeof(out)), EACCES);
+	snprintf(out, sizeof(out), "%s/d3/none", top);
+	CHECK_ERR(spawnkit_pathsearch(out, NULL, out, sizeof(out)), ENOENT);
 	snprintf(out, sizeof(out), "%s/d2/cmd", top);
 	CHECK_ERR(spawnkit_pathsearch(out, NULL, out, sizeof(out)), EACCES);
 

@@ -6,7 +6,8 @@
  * SIGMASK's arg and the sigset inside) are remapped into three targets:
  * valid memory from the input, an unmapped page, or a random address.
  * The validator must return 0, -EINVAL, -E2BIG or -EFAULT, never crash,
- * and an accepted action must satisfy the field rules of the ABI.
+ * and an accepted action must satisfy the field rules of the ABI, the
+ * spawnkit extensions (SETSID..CGROUP) included.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <linux/close_range.h>
 
 #include "spawn/actions.h"
@@ -53,6 +55,16 @@ static int accepted_ok(const struct sk_action *k)
 	case SPAWN_TEMPLATE_ACTION_SIGMASK:
 	case SPAWN_TEMPLATE_ACTION_SIGDEFAULT:
 		return !k->fd && !k->newfd && !k->flags;
+	case SPAWN_TEMPLATE_ACTION_SETSID:
+		return !k->fd && !k->newfd && !k->flags;
+	case SPAWN_TEMPLATE_ACTION_SETPGID:
+	case SPAWN_TEMPLATE_ACTION_CGROUP:
+		return k->fd >= 0 && !k->newfd && !k->flags;
+	case SPAWN_TEMPLATE_ACTION_UMASK:
+		return !(k->fd & ~0777) && !k->newfd && !k->flags;
+	case SPAWN_TEMPLATE_ACTION_SETRLIMIT:
+		return k->fd >= 0 && k->fd < RLIMIT_NLIMITS && !k->newfd && !k->flags &&
+		       k->rlim[0] <= k->rlim[1];
 	default:
 		return 0;
 	}
@@ -79,12 +91,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		sets[i].sigsetsize = i == 3 ? 16 : 8;
 	}
 	for (i = 0; i < n; i++) {
-		acts[i].type %= 9;	/* mostly known types, some unknown */
+		acts[i].type %= 14;	/* mostly known types, some unknown */
 		if (acts[i].type == SPAWN_TEMPLATE_ACTION_SIGMASK ||
 		    acts[i].type == SPAWN_TEMPLATE_ACTION_SIGDEFAULT)
 			acts[i].arg = (acts[i].arg & 4) ? (uintptr_t)&sets[acts[i].arg % 4]
 							 : remap(acts[i].arg, data, size);
-		else if (acts[i].type == SPAWN_TEMPLATE_ACTION_OPEN)
+		else if (acts[i].type == SPAWN_TEMPLATE_ACTION_OPEN ||
+			 acts[i].type == SPAWN_TEMPLATE_ACTION_SETRLIMIT)
 			acts[i].arg = remap(acts[i].arg, data, size);
 	}
 	ret = sk_actions_copy_in((uintptr_t)acts, n, out);
@@ -92,10 +105,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (n > SPAWN_TEMPLATE_ACTIONS_MAX && ret != -E2BIG)
 		abort();
-	if (ret == 0)
-		for (i = 0; i < n; i++)
+	if (ret == 0) {
+		size_t cgroups = 0;
+
+		for (i = 0; i < n; i++) {
 			if (!accepted_ok(&out[i]))
 				abort();
+			cgroups += out[i].type == SPAWN_TEMPLATE_ACTION_CGROUP;
+		}
+		if (cgroups > 1)	/* one child, one cgroup */
+			abort();
+	}
 	/* the same validator through a bad array pointer */
 	if (n && sk_actions_copy_in((uintptr_t)unmapped, n, out) == 0)
 		abort();

@@ -15,7 +15,7 @@
 #
 # Usage: tests/man/check-man.sh [mandir]   (default: man/ of the repository)
 #   MAN_HEADERS  headers under include/spawnkit whose functions must all have
-#                pages (default: spawnkit.h batch.h warm.h)
+#                pages (default: spawnkit.h batch.h warm.h run.h)
 set -u
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -64,7 +64,7 @@ done
 
 # Every declared function has a page: "type name(" at the start of a line,
 # which is how the public headers declare (comments start with "/*" or " *").
-for h in ${MAN_HEADERS:-spawnkit.h batch.h warm.h}; do
+for h in ${MAN_HEADERS:-spawnkit.h batch.h warm.h run.h}; do
 	hdr=$top/include/spawnkit/$h
 	if [ ! -f "$hdr" ]; then
 		echo "FAIL $h: no such header"

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pump.h - from a started child to its end: feed stdin, read stdout and
+ * stderr into their captures, watch the timeouts, reap through the pidfd,
+ * and kill the tree when the run says so.
+ */
+#ifndef SPAWNKIT_RUN_PUMP_H
+#define SPAWNKIT_RUN_PUMP_H
+
+#include <spawnkit/run.h>
+#include "run/capture.h"
+
+/* After a kill, how long to read on for the pipes' end of file before
+ * closing them anyway (a holder that escaped every kill). */
+#define SK_RUN_DRAIN_MS 2000
+
+struct sk_pump {
+	const struct spawnkit_run_opts *o;
+	pid_t pid;
+	int pidfd;
+	int fd[3];		/* our ends: [0] stdin (write), [1] [2] read; -1 */
+	int group;		/* the child leads its own session and group */
+	struct sk_capture cap[3];
+	/* out */
+	int status;
+	uint32_t why;
+	uint32_t killed;
+};
+
+/* Runs to the end; closes every fd in p (pidfd too).  0 or -ENOMEM. */
+int sk_pump_run(struct sk_pump *p);
+
+#endif

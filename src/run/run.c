@@ -1,0 +1,274 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * run.c - spawnkit_run(): check every option, resolve the program, lay out
+ * the child's stdio and session as spawn actions, start it, and hand it to
+ * the pump (pump.c) and the tree kill (killtree.c).
+ */
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/sys.h"
+#include "run/pump.h"
+#include "run/resolve.h"
+
+extern char **environ;
+
+/* stdin, stdout, stderr, setsid, fchdir, cgroup */
+#define OUR_ACTIONS 6
+
+SK_EXPORT void spawnkit_run_opts_init(struct spawnkit_run_opts *o)
+{
+	int i;
+
+	memset(o, 0, sizeof(*o));
+	o->size = sizeof(*o);
+	o->cwd_fd = -1;
+	o->cgroup_fd = -1;
+	for (i = 0; i < 3; i++) {
+		o->std_mode[i] = SPAWNKIT_RUN_PIPE;
+		o->std_fd[i] = -1;
+	}
+	for (i = 1; i < 3; i++) {
+		o->head[i] = SPAWNKIT_RUN_DEFAULT_CAP / 2;
+		o->tail[i] = SPAWNKIT_RUN_DEFAULT_CAP / 2;
+	}
+	o->timeout_ms = SPAWNKIT_RUN_NONE;
+	o->no_output_timeout_ms = SPAWNKIT_RUN_NONE;
+	o->wait_delay_ms = SPAWNKIT_RUN_NONE;
+}
+
+SK_EXPORT void spawnkit_run_result_free(struct spawnkit_run_result *r)
+{
+	int i;
+
+	if (!r)
+		return;
+	for (i = 0; i < 3; i++) {
+		free(r->out[i].head);
+		free(r->out[i].tail);
+		r->out[i].head = r->out[i].tail = NULL;
+	}
+}
+
+static int fd_open(int fd)
+{
+	return sk_syscall2(SYS_fcntl, fd, F_GETFD) >= 0;
+}
+
+static int check_opts(const struct spawnkit_run_opts *o)
+{
+	int i;
+
+	if (o->size != sizeof(*o) || (o->flags & ~SPAWNKIT_RUN_FLAGS))
+		return -EINVAL;
+	if (!o->argv || !o->argv[0] || (o->tmpl && o->file))
+		return -EINVAL;
+	for (i = 0; i < 3; i++) {
+		int m = o->std_mode[i];
+
+		if (m < SPAWNKIT_RUN_PIPE || m > SPAWNKIT_RUN_STDOUT ||
+		    (m == SPAWNKIT_RUN_STDOUT && i != 2))
+			return -EINVAL;
+		if (m == SPAWNKIT_RUN_FD ? o->std_fd[i] < 0 : o->std_fd[i] != -1)
+			return -EINVAL;
+		if (m == SPAWNKIT_RUN_FD && !fd_open(o->std_fd[i]))
+			return -EBADF;
+	}
+	if (o->head[0] || o->tail[0])
+		return -EINVAL;		/* stdin is fed, not captured */
+	if ((o->input_len && !o->input) ||
+	    (o->input_len && o->std_mode[0] != SPAWNKIT_RUN_PIPE))
+		return -EINVAL;
+	if (o->timeout_ms < -1 || o->no_output_timeout_ms < -1 || o->wait_delay_ms < -1)
+		return -EINVAL;
+	if (o->cwd_fd < -1 || o->cgroup_fd < -1)
+		return -EINVAL;
+	if (o->nr_actions && !o->actions)
+		return -EINVAL;
+	if (o->nr_actions > SPAWN_TEMPLATE_ACTIONS_MAX - OUR_ACTIONS)
+		return -E2BIG;
+	return 0;
+}
+
+/* An O_CLOEXEC copy of fd at 3 or above: the stdio actions then never
+ * read a number an earlier one of them replaced.  fd itself is kept. */
+static int dup_high(int fd)
+{
+	return (int)sk_syscall3(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 3);
+}
+
+/* A pipe with both ends at 3 or above, ours nonblocking. */
+static int make_pipe(int p[2], int ours)
+{
+	int i, ret = (int)sk_syscall2(SYS_pipe2, p, O_CLOEXEC);
+
+	if (ret)
+		return ret;
+	for (i = 0; i < 2; i++)
+		if (p[i] < 3) {
+			int n = dup_high(p[i]);
+
+			sk_syscall1(SYS_close, p[i]);
+			p[i] = n;
+		}
+	if (p[0] < 0 || p[1] < 0) {
+		ret = p[0] < 0 ? p[0] : p[1];
+		sk_syscall1(SYS_close, p[0] < 0 ? p[1] : p[0]);
+		return ret;
+	}
+	sk_syscall3(SYS_fcntl, p[ours], F_SETFL, O_NONBLOCK);
+	return 0;
+}
+
+struct layout {
+	struct spawn_template_action act[SPAWN_TEMPLATE_ACTIONS_MAX];
+	struct spawn_template_open devnull[3];
+	unsigned int n;
+	int child_end[3];	/* closed in the parent after the spawn */
+	int ours[3];		/* the pump's ends */
+};
+
+static void close_all(int *fds, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (fds[i] >= 0) {
+			sk_syscall1(SYS_close, fds[i]);
+			fds[i] = -1;
+		}
+}
+
+static int lay_out(const struct spawnkit_run_opts *o, struct layout *l)
+{
+	int i, p[2], ret;
+
+	l->n = 0;
+	for (i = 0; i < 3; i++)
+		l->child_end[i] = l->ours[i] = -1;
+	for (i = 0; i < 3; i++) {
+		switch (o->std_mode[i]) {
+		case SPAWNKIT_RUN_PIPE:
+			ret = make_pipe(p, i ? 0 : 1);
+			if (ret)
+				return ret;
+			l->ours[i] = i ? p[0] : p[1];
+			l->child_end[i] = i ? p[1] : p[0];
+			spawnkit_action_dup2(&l->act[l->n++], l->child_end[i], i, 0);
+			break;
+		case SPAWNKIT_RUN_DEVNULL:
+			spawnkit_action_open(&l->act[l->n++], &l->devnull[i], AT_FDCWD,
+					     "/dev/null", i ? O_WRONLY : O_RDONLY, 0, i);
+			break;
+		case SPAWNKIT_RUN_FD:
+			l->child_end[i] = dup_high(o->std_fd[i]);
+			if (l->child_end[i] < 0)
+				return l->child_end[i];
+			spawnkit_action_dup2(&l->act[l->n++], l->child_end[i], i, 0);
+			break;
+		case SPAWNKIT_RUN_STDOUT:
+			spawnkit_action_dup2(&l->act[l->n++], 1, 2, 0);
+			break;
+		default:	/* INHERIT */
+			break;
+		}
+	}
+	if (!(o->flags & SPAWNKIT_RUN_NO_NEW_SESSION))
+		spawnkit_action_setsid(&l->act[l->n++]);
+	if (o->cwd_fd >= 0)
+		spawnkit_action_fchdir(&l->act[l->n++], o->cwd_fd);
+	if (o->cgroup_fd >= 0)
+		spawnkit_action_cgroup(&l->act[l->n++], o->cgroup_fd);
+	if (o->nr_actions)
+		memcpy(&l->act[l->n], o->actions, o->nr_actions * sizeof(*o->actions));
+	l->n += o->nr_actions;
+	return 0;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static int run(const struct spawnkit_run_opts *o, struct spawnkit_run_result *r)
+{
+	struct spawnkit_template *t = o->tmpl;
+	struct sk_pump p;
+	struct layout *l;
+	char path[PATH_MAX];
+	uint64_t t0 = now_ns();
+	int i, ret, pidfd = -1;
+	pid_t pid;
+
+	ret = check_opts(o);
+	if (ret)
+		return ret;
+	if (!t) {
+		ret = sk_run_resolve(o, path, sizeof(path));
+		if (!ret)
+			ret = spawnkit_template_create(path, SPAWN_TEMPLATE_CREATE_CLOEXEC, &t);
+		if (ret)
+			return ret;
+	}
+	l = malloc(sizeof(*l));
+	if (!l) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = lay_out(o, l);
+	if (ret)
+		goto out_fds;
+	pid = spawnkit_spawn(t, o->argv, o->envp ? o->envp : environ, l->act, l->n, 0, &pidfd);
+	close_all(l->child_end, 3);
+	if (pid < 0) {
+		ret = pid;
+		goto out_fds;
+	}
+	memset(&p, 0, sizeof(p));
+	p.o = o;
+	p.pid = pid;
+	p.pidfd = pidfd;
+	p.group = !(o->flags & SPAWNKIT_RUN_NO_NEW_SESSION);
+	for (i = 0; i < 3; i++) {
+		p.fd[i] = l->ours[i];
+		l->ours[i] = -1;
+		sk_capture_init(&p.cap[i], o->head[i], o->tail[i]);
+	}
+	ret = sk_pump_run(&p);
+	memset(r, 0, sizeof(*r));
+	r->pid = pid;
+	r->status = p.status;
+	r->why = p.why;
+	r->killed = p.killed;
+	for (i = 0; i < 3; i++)
+		if (sk_capture_finish(&p.cap[i], &r->out[i]))
+			ret = -ENOMEM;
+	if (ret)
+		spawnkit_run_result_free(r);
+	r->elapsed_ns = now_ns() - t0;
+out_fds:
+	close_all(l->child_end, 3);
+	close_all(l->ours, 3);
+	free(l);
+out:
+	if (t != o->tmpl)
+		spawnkit_template_destroy(t);
+	return ret;
+}
+
+SK_EXPORT int spawnkit_run(const struct spawnkit_run_opts *o, struct spawnkit_run_result *r)
+{
+	int saved = errno, ret;
+
+	if (!o || !r)
+		return -EINVAL;
+	ret = run(o, r);
+	errno = saved;
+	return ret;
+}
