@@ -4,6 +4,10 @@
 #   make test       every test: C suite on each backend the host has, fuzz
 #                   smoke runs, Python, Node.js, and the patched kernel under QEMU
 #   make test-user  every test that needs no patched kernel
+#   make test-fallback  the Python and Node suites on the portable fallback:
+#                   forced, and under seccomp without clone3/pidfd_open
+#   make test-packages  build the sdist, wheel and npm tarball, install each
+#                   in a temporary directory with no checkout, smoke-test it
 #   make test-stress  the stress and fault suite, full size (tests/stress/)
 #   make test-asan  the library and the C stress programs under ASan/UBSan
 #   make bench      the main benchmark (agent-tools table)
@@ -49,7 +53,7 @@ EX_SRCS   := $(sort $(wildcard examples/*.c))
 EX_BINS   := $(EX_SRCS:%.c=$(B)/%)
 
 .PHONY: all lib test test-user test-c test-exports test-fuzz test-python test-node \
-	test-kernel test-stress test-stress-smoke stress-bins test-asan test-warm \
+	test-kernel test-fallback test-packages test-stress test-stress-smoke stress-bins test-asan test-warm \
 	bench bench-spawn bench-batch bench-node bench-kernel bench-warm kernel \
 	deps install clean
 
@@ -133,6 +137,19 @@ test-node: lib
 
 test-kernel:
 	$(MAKE) -C kernel test
+
+# The bindings installed as test-python / test-node do it, then their suites
+# three times each (scripts/test-fallback.sh).
+test-fallback: lib $(B)/tests/helpers/deny_pidfd
+	$(MAKE) -C python install
+	$(MAKE) -C node addon node_modules/.package-lock.json
+	./scripts/test-fallback.sh
+
+# sdist, wheel (abi3, manylinux) and npm tarball, each installed with the
+# checkout hidden and smoke-tested; prints sizes and install times.
+test-packages:
+	./scripts/install-deps.sh packages python node
+	./scripts/test-packages.sh
 
 # The stress and fault suite (tests/stress/run.sh): load, faults, bad inputs,
 # batches, fuzzers for a fixed number of runs; ends with one line of totals

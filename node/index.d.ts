@@ -139,6 +139,11 @@ export class AbortError extends Error {
   readonly code: 'ABORT_ERR';
 }
 export const nativePathSearch: boolean;
+/** 'user' or 'kernel' (the addon), or 'fallback': child_process underneath,
+ * where the addon cannot work (macOS, no pidfds, SPAWNKIT_BACKEND=fallback). */
+export function backend(): 'user' | 'kernel' | 'fallback';
+/** Why the fallback is in use, or null when the addon is. */
+export const fallbackReason: string | null;
 
 /** What spawnkit/register did since it was loaded (docs/node-register.md). */
 export interface RegisterStats {

@@ -27,3 +27,12 @@ module.exports = {
   // since libspawnkit always has it; kept as part of the API).
   nativePathSearch: true,
 };
+
+// 'user', 'kernel' or 'fallback'.  Where the addon cannot work (no addon,
+// no pidfds, SPAWNKIT_BACKEND=fallback) run() and execFile() go through
+// child_process with the same semantics (lib/fallback.js), and Template
+// throws ENOSYS.
+const choice = require('./lib/backend');
+module.exports.backend = choice.backend;
+module.exports.fallbackReason = choice.fallbackReason;
+if (choice.fallbackReason) Object.assign(module.exports, require('./lib/fallback'));

@@ -8,7 +8,8 @@ libspawnkit.a, so an installed wheel has no run-time dependency on an
 installed libspawnkit.
 
 Where the library comes from (see setup.py, which builds it first):
-  SPAWNKIT_ROOT     the spawnkit source tree (default: the parent of python/)
+  SPAWNKIT_ROOT     the spawnkit source tree (default: libsrc/ in an sdist,
+                    else the parent of python/)
   SPAWNKIT_LIB_DIR  a directory holding a prebuilt libspawnkit.a (default:
                     <root>/build, built by `make -C <root> build/libspawnkit.a`)
 """
@@ -20,7 +21,12 @@ import sys
 from cffi import FFI
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.abspath(os.environ.get("SPAWNKIT_ROOT") or os.path.join(HERE, ".."))
+# An sdist carries the library's sources in libsrc/ (setup.py puts them there).
+LIBSRC = "libsrc"
+VENDORED = (not os.environ.get("SPAWNKIT_ROOT")
+            and os.path.exists(os.path.join(HERE, LIBSRC, "Makefile")))
+ROOT = os.path.abspath(os.environ.get("SPAWNKIT_ROOT")
+                       or os.path.join(HERE, LIBSRC if VENDORED else ".."))
 INCLUDE_DIR = os.path.join(ROOT, "include")
 LIB_DIR = os.path.abspath(os.environ.get("SPAWNKIT_LIB_DIR") or os.path.join(ROOT, "build"))
 STATIC_LIB = os.path.join(LIB_DIR, "libspawnkit.a")
@@ -36,7 +42,7 @@ def _uring_link_args():
     the Makefile); link liburing's static archive so the wheel does not need
     liburing at run time, or -luring if there is no archive."""
     pkg = shutil.which("pkg-config")
-    if not pkg or subprocess.run([pkg, "--exists", "liburing"]).returncode != 0:
+    if VENDORED or not pkg or subprocess.run([pkg, "--exists", "liburing"]).returncode != 0:
         return [], []
     libdir = subprocess.run([pkg, "--variable=libdir", "liburing"],
                             capture_output=True, text=True).stdout.strip()

@@ -26,6 +26,8 @@ suite exports make -s test-exports
 suite python make -s test-python
 suite node make -s test-node
 suite warm make -s test-warm
+suite fallback make -s test-fallback
+suite packages make -s test-packages
 # Smoke-sized stress and fault suite (the full one: make test-stress).
 suite stress make -s test-stress-smoke
 if [ "$mode" = all ]; then

@@ -15,6 +15,9 @@
  *   user    the same semantics built from clone3/execveat in user space.
  * SPAWNKIT_BACKEND=user|kernel in the environment forces one (read at each
  * template creation); forcing "kernel" where there is none gives -ENOSYS.
+ * Where pidfd_open is missing or refused (before 5.3, or a seccomp policy)
+ * there is no backend (-ENOSYS), and SPAWNKIT_BACKEND=fallback says so on
+ * purpose: the Python and Node bindings then use a portable fallback.
  *
  * Conventions (as liburing): functions return a value >= 0 on success or
  * -errno on failure and never read or write errno.  All functions are
@@ -62,7 +65,9 @@ extern "C" {
 struct spawnkit_template;
 
 /* Which backend a template made now would use, or -ENOSYS if forced kernel
- * is absent, -EINVAL if SPAWNKIT_BACKEND holds an unknown name. */
+ * is absent, if no pidfds are available (pidfd_open fails with ENOSYS or
+ * EPERM) and the kernel backend is not there, or if SPAWNKIT_BACKEND is
+ * "fallback"; -EINVAL if SPAWNKIT_BACKEND holds an unknown name. */
 int spawnkit_backend(void);
 /* "user", "kernel", or "unknown". */
 const char *spawnkit_backend_name(int backend);

@@ -14,7 +14,8 @@
 const native = require('./native');
 const { Template } = require('./template');
 
-const REMAKES = native.STALE_RETRIES;
+// No addon (the portable fallback, lib/fallback.js): no templates are made.
+const REMAKES = native?.STALE_RETRIES ?? 0;
 
 class TemplateCache {
   constructor({ maxSize, idleMs, clock } = {}) {
@@ -34,12 +35,12 @@ class TemplateCache {
     }
     this._maxSize = maxSize;
     this._limit = undefined;
-    this._idleMs = idleMs ?? native.templateCacheIdleSec * 1000;
+    this._idleMs = idleMs ?? (native?.templateCacheIdleSec ?? 0) * 1000;
     this._trim(this._clock(), 0);
   }
 
   get maxSize() {
-    return this._maxSize ?? native.templateCacheMax();
+    return this._maxSize ?? native?.templateCacheMax() ?? 0;
   }
 
   get idleMs() {

@@ -1,11 +1,4 @@
 'use strict';
-// The compiled addon (src/*.c, built by `make` or `npm install`).
-const path = require('node:path');
-
-const file = path.join(__dirname, '..', 'build', 'spawnkit.node');
-try {
-  module.exports = require(file);
-} catch (err) {
-  err.message = `spawnkit: cannot load ${file} (run \`make\` or \`npm install\` in node/): ${err.message}`;
-  throw err;
-}
+// The compiled addon (see addon.js), or null where there is none: then
+// lib/backend.js has chosen the fallback and nothing calls into it.
+module.exports = require('./addon').addon;

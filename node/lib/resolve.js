@@ -43,7 +43,8 @@ function resolveCommand(file, args, env, cwd) {
   if (file === '') throw spawnError(-2, file, args);
   const pathEnv = env && env.PATH !== undefined ? String(env.PATH) : DEFAULT_PATH;
   let found;
-  if (!pathEnv.includes('\u0000')) {
+  // native is null where the addon cannot load (lib/backend.js falls back)
+  if (native && !pathEnv.includes('\u0000')) {
     found = native.pathsearch(file, pathEnv, base);
     if (typeof found === 'string') found = path.resolve(base, found);
   } else {

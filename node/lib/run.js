@@ -184,6 +184,7 @@ module.exports = {
   templateCacheSize: () => cache.size,
   templateCacheMaxSize: () => cache.maxSize,
   _templateCache: cache,
+  captureOptions,
   warmStats,
   warmShutdown,
 };

@@ -18,6 +18,8 @@
  *   pathsearch(name, PATH, cwd|null)          -> string | -errno
  *   templateCacheMax()                        -> number (the cache policy's bound)
  *   STALE_RETRIES, templateCacheIdleSec       the policy's constants
+ *   backend()                                 -> SPAWNKIT_BACKEND_* | -errno
+ *                                                (-ENOSYS: use lib/fallback.js)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -440,6 +442,13 @@ static napi_value js_template_cache_max(napi_env env, napi_callback_info info)
 	return num(env, spawnkit_template_cache_max());
 }
 
+/* spawnkit_backend(): which backend a template made now would use; -ENOSYS
+ * where the library has none (no pidfds, or SPAWNKIT_BACKEND=fallback). */
+static napi_value js_backend(napi_env env, napi_callback_info info)
+{
+	return num(env, spawnkit_backend());
+}
+
 static napi_value init(napi_env env, napi_value exports)
 {
 	const napi_property_descriptor props[] = {
@@ -454,6 +463,7 @@ static napi_value init(napi_env env, napi_value exports)
 		{ "ref", NULL, js_ref, NULL, NULL, NULL, napi_default, NULL },
 		{ "pathsearch", NULL, js_pathsearch, NULL, NULL, NULL, napi_default, NULL },
 		{ "templateCacheMax", NULL, js_template_cache_max, NULL, NULL, NULL, napi_default, NULL },
+		{ "backend", NULL, js_backend, NULL, NULL, NULL, napi_default, NULL },
 	};
 
 	if (napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props) != napi_ok)

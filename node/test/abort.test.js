@@ -3,7 +3,7 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const sk = require('..');
-const { collect, processState, waitFor } = require('./helpers');
+const { collect, processState, waitFor, nativeTest } = require('./helpers');
 
 test('run() rejects with AbortError and the tree is killed', async () => {
   const ac = new AbortController();
@@ -32,7 +32,7 @@ test('an already aborted signal rejects without starting anything', async () => 
   assert.equal(err.pid, undefined);
 });
 
-test('Template.spawn with a signal: error AbortError, then close with the kill signal', async () => {
+nativeTest('Template.spawn with a signal: error AbortError, then close with the kill signal', async () => {
   const tmpl = new sk.Template('sleep');
   const child = tmpl.spawn(['30'], { signal: AbortSignal.timeout(150) });
   const r = await collect(child);

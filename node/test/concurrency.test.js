@@ -5,7 +5,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const sk = require('..');
-const { openFds } = require('./helpers');
+const { openFds, nativeTest } = require('./helpers');
 
 function childrenOfSelf() {
   const out = [];
@@ -37,7 +37,7 @@ test('500 concurrent runs', async () => {
   assert.equal(openFds(), before, 'no fd leaked');
 });
 
-test('500 concurrent Template.spawn with exit observed by pidfd', async () => {
+nativeTest('500 concurrent Template.spawn with exit observed by pidfd', async () => {
   const tmpl = new sk.Template('/bin/true');
   const N = 500;
   const codes = await Promise.all(Array.from({ length: N }, () => new Promise((resolve, reject) => {

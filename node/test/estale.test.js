@@ -7,14 +7,14 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const sk = require('..');
-const { collect, makeTmpDir, writeScript } = require('./helpers');
+const { collect, makeTmpDir, writeScript, nativeTest } = require('./helpers');
 
 function replaceByRename(dir, name, body) {
   const tmp = writeScript(dir, `${name}.new`, body);
   fs.renameSync(tmp, path.join(dir, name));
 }
 
-test('Template.spawn reports ESTALE after a rename-over', async (t) => {
+nativeTest('Template.spawn reports ESTALE after a rename-over', async (t) => {
   const dir = makeTmpDir(t);
   const tool = writeScript(dir, 'tool', '#!/bin/sh\necho v1\n');
   const tmpl = new sk.Template(tool);
@@ -54,7 +54,7 @@ test('run() through PATH recreates too', async (t) => {
   assert.equal((await sk.run('mytool', [], { env })).stdout, 'two\n');
 });
 
-test('a file changed in place (new mtime) is stale as well', async (t) => {
+nativeTest('a file changed in place (new mtime) is stale as well', async (t) => {
   const dir = makeTmpDir(t);
   const tool = writeScript(dir, 'tool', '#!/bin/sh\necho same\n');
   const tmpl = new sk.Template(tool);
@@ -66,7 +66,7 @@ test('a file changed in place (new mtime) is stale as well', async (t) => {
   assert.equal((await sk.run(tool)).stdout, 'same\n');
 });
 
-test('a removed file: ENOENT, and the cache forgets it', async (t) => {
+nativeTest('a removed file: ENOENT, and the cache forgets it', async (t) => {
   const dir = makeTmpDir(t);
   const tool = writeScript(dir, 'tool', '#!/bin/sh\necho here\n');
   assert.equal((await sk.run(tool)).stdout, 'here\n');

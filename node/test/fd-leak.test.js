@@ -6,7 +6,7 @@ const assert = require('node:assert/strict');
 const cp = require('node:child_process');
 const path = require('node:path');
 const sk = require('..');
-const { openFds, makeTmpDir } = require('./helpers');
+const { openFds, makeTmpDir, nativeTest } = require('./helpers');
 
 // Runs in a node process started by a shell that opened fd 40 without
 // O_CLOEXEC: it lists what a spawnkit child and a child_process child see.
@@ -30,7 +30,7 @@ function runProbe(script) {
   return JSON.parse(out.toString());
 }
 
-test('the child has only fds 0, 1, 2', async () => {
+nativeTest('the child has only fds 0, 1, 2', async () => {
   const r = runProbe(PROBE);
   assert.equal(r.spawnkit, '0 1 2');
   // The probe is only meaningful if an fd could leak: child_process's
@@ -38,7 +38,7 @@ test('the child has only fds 0, 1, 2', async () => {
   assert.match(r.child_process, /\b40\b/);
 });
 
-test('inheritFds keeps them (the ABI flag reaches the library)', async () => {
+nativeTest('inheritFds keeps them (the ABI flag reaches the library)', async () => {
   const probe = PROBE.replace("sk.run('sh', ['-c', list])", "new Promise((res) => { const c = new sk.Template('sh').spawn(['-c', list], { inheritFds: true }); let o = ''; c.stdout.on('data', (d) => o += d); c.on('close', () => res({ stdout: o })); })");
   assert.match(runProbe(probe).spawnkit, /^0 1 2 .*\b40\b/);
 });

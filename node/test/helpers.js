@@ -76,4 +76,14 @@ function openFds() {
   return fs.readdirSync('/proc/self/fd').length;
 }
 
-module.exports = { collect, errorShape, makeTmpDir, writeScript, processState, waitFor, openFds };
+// test() for what needs the addon (templates, pidfds, the C library's fd
+// closing): skipped, never passed, where require('spawnkit') chose the
+// portable fallback (macOS, no pidfds, SPAWNKIT_BACKEND=fallback).
+function nativeTest(name, ...rest) {
+  const test = require('node:test');
+  if (require('..').backend() !== 'fallback') return test(name, ...rest);
+  const fn = rest.pop();
+  return test(name, { ...(rest[0] ?? {}), skip: 'needs the addon (fallback backend)' }, fn);
+}
+
+module.exports = { collect, errorShape, makeTmpDir, writeScript, processState, waitFor, openFds, nativeTest };

@@ -10,7 +10,7 @@ const path = require('node:path');
 const spawnkit = require('..');
 const { TemplateCache } = require('../lib/cache');
 const native = require('../lib/native');
-const { makeTmpDir, writeScript } = require('./helpers');
+const { makeTmpDir, writeScript, nativeTest } = require('./helpers');
 
 const INDEX = path.join(__dirname, '..', 'index.js');
 
@@ -54,7 +54,7 @@ function tools(dir, n) {
   return out;
 }
 
-test('the cache keeps the least recently used out, and shrinks at once', (t) => {
+nativeTest('the cache keeps the least recently used out, and shrinks at once', (t) => {
   const [a, b, c, d] = tools(makeTmpDir(t), 4);
   const cache = new TemplateCache({ maxSize: 3 });
   const ta = cache.get(a);
@@ -72,7 +72,7 @@ test('the cache keeps the least recently used out, and shrinks at once', (t) => 
   assert.equal(cache.size, 0);
 });
 
-test('idle templates are closed', (t) => {
+nativeTest('idle templates are closed', (t) => {
   const [a, b] = tools(makeTmpDir(t), 2);
   let now = 1000;
   const cache = new TemplateCache({ idleMs: 10000, clock: () => now });

@@ -9,7 +9,7 @@ const assert = require('node:assert/strict');
 const cp = require('node:child_process');
 const util = require('node:util');
 const sk = require('..');
-const { collect, errorShape, makeTmpDir, writeScript } = require('./helpers');
+const { collect, errorShape, makeTmpDir, writeScript, nativeTest } = require('./helpers');
 
 const cpExecFile = util.promisify(cp.execFile);
 
@@ -71,7 +71,7 @@ test('execFile parity with child_process.execFile', async (t) => {
   }
 });
 
-test('Template.spawn parity with child_process.spawn', async (t) => {
+nativeTest('Template.spawn parity with child_process.spawn', async (t) => {
   const dir = makeTmpDir(t);
   for (const c of cases(dir)) {
     await t.test(c.name, async () => {

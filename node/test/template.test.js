@@ -6,9 +6,9 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const sk = require('..');
-const { collect, makeTmpDir, writeScript } = require('./helpers');
+const { collect, makeTmpDir, writeScript, nativeTest } = require('./helpers');
 
-test('a template resolves names in PATH and pins an absolute path', () => {
+nativeTest('a template resolves names in PATH and pins an absolute path', () => {
   const t = new sk.Template('sh');
   assert.ok(path.isAbsolute(t.path));
   assert.equal(fs.realpathSync(t.path), fs.realpathSync('/bin/sh'));
@@ -19,7 +19,7 @@ test('a template resolves names in PATH and pins an absolute path', () => {
   assert.throws(() => t.spawn([]), { code: 'EBADF' });
 });
 
-test('construction errors carry Node-style codes', (t) => {
+nativeTest('construction errors carry Node-style codes', (t) => {
   const dir = makeTmpDir(t);
   assert.throws(() => new sk.Template('no-such-command-spawnkit'),
     { code: 'ENOENT', errno: -2, syscall: 'spawn no-such-command-spawnkit', path: 'no-such-command-spawnkit' });
@@ -31,7 +31,7 @@ test('construction errors carry Node-style codes', (t) => {
   assert.throws(() => new sk.Template(42), { code: 'ERR_INVALID_ARG_TYPE' });
 });
 
-test('bad spawn arguments throw at once, before any child starts', () => {
+nativeTest('bad spawn arguments throw at once, before any child starts', () => {
   const before = fs.readdirSync('/proc/self/fd').length;
   const t = new sk.Template('true');
   assert.throws(() => t.spawn('x'), { code: 'ERR_INVALID_ARG_TYPE' });
@@ -49,7 +49,7 @@ test('bad spawn arguments throw at once, before any child starts', () => {
   assert.equal(fs.readdirSync('/proc/self/fd').length, before, 'no pipe left open');
 });
 
-test('stdin is /dev/null by default: cat ends at once', async () => {
+nativeTest('stdin is /dev/null by default: cat ends at once', async () => {
   const t = new sk.Template('cat');
   const child = t.spawn();
   assert.equal(child.stdin, null);
@@ -59,7 +59,7 @@ test('stdin is /dev/null by default: cat ends at once', async () => {
   assert.equal(r.stdout, '');
 });
 
-test('stdin pipe, events in order, pid and exitCode', async () => {
+nativeTest('stdin pipe, events in order, pid and exitCode', async () => {
   const t = new sk.Template('cat');
   const child = t.spawn([], { stdio: 'pipe' });
   const events = [];
@@ -74,7 +74,7 @@ test('stdin pipe, events in order, pid and exitCode', async () => {
   assert.equal(child.signalCode, null);
 });
 
-test("stdio 'ignore' and an fd number", async (t) => {
+nativeTest("stdio 'ignore' and an fd number", async (t) => {
   const dir = makeTmpDir(t);
   const file = path.join(dir, 'out.txt');
   const fd = fs.openSync(file, 'w');
@@ -86,7 +86,7 @@ test("stdio 'ignore' and an fd number", async (t) => {
   tmpl.close();
 });
 
-test("stdio [.., 2, 1] swaps the parent's stdout and stderr (DUP2s staged)", () => {
+nativeTest("stdio [.., 2, 1] swaps the parent's stdout and stderr (DUP2s staged)", () => {
   const { spawnSync } = require('node:child_process');
   const script = `
     const sk = require(${JSON.stringify(path.join(__dirname, '..'))});
@@ -100,7 +100,7 @@ test("stdio [.., 2, 1] swaps the parent's stdout and stderr (DUP2s staged)", () 
   assert.equal(inherit.stderr.toString(), 'to-err\n');
 });
 
-test('kill() uses the pidfd: true while running, false after exit', async () => {
+nativeTest('kill() uses the pidfd: true while running, false after exit', async () => {
   const t = new sk.Template('sleep');
   const child = t.spawn(['30']);
   assert.equal(child.kill(), true);
@@ -117,7 +117,7 @@ test('kill() uses the pidfd: true while running, false after exit', async () => 
   t.close();
 });
 
-test('unref() lets the process exit while a child runs', async () => {
+nativeTest('unref() lets the process exit while a child runs', async () => {
   const { execFileSync } = require('node:child_process');
   const script = `
     const sk = require(${JSON.stringify(path.join(__dirname, '..'))});
@@ -130,7 +130,7 @@ test('unref() lets the process exit while a child runs', async () => {
   process.kill(pid, 'SIGKILL');
 });
 
-test('argv0 and cwd', async (t) => {
+nativeTest('argv0 and cwd', async (t) => {
   const dir = makeTmpDir(t);
   const tmpl = new sk.Template('sh');
   const r = await collect(tmpl.spawn(['-c', 'echo "$0 $(pwd)"'], { argv0: 'custom-name', cwd: dir }));
@@ -138,7 +138,7 @@ test('argv0 and cwd', async (t) => {
   assert.equal(r.stdout, `custom-name ${fs.realpathSync(dir)}\n`);
 });
 
-test('run() with input and encoding buffer; execFile rejects on failure', async () => {
+nativeTest('run() with input and encoding buffer; execFile rejects on failure', async () => {
   const r = await sk.run('cat', [], { input: Buffer.from([0, 1, 2, 255]), encoding: 'buffer' });
   assert.deepEqual(r.stdout, Buffer.from([0, 1, 2, 255]));
   const err = await sk.execFile('sh', ['-c', 'echo bad >&2; exit 2']).catch((e) => e);
@@ -150,12 +150,12 @@ test('run() with input and encoding buffer; execFile rejects on failure', async 
   assert.equal(ok.stdout, 'fine\n');
 });
 
-test('a child that exits while we write a big input does not crash us', async () => {
+nativeTest('a child that exits while we write a big input does not crash us', async () => {
   const r = await sk.run('true', [], { input: Buffer.alloc(4 << 20) });
   assert.equal(r.code, 0);
 });
 
-test('SPAWNKIT_BACKEND selects the backend at template creation', async (t) => {
+nativeTest('SPAWNKIT_BACKEND selects the backend at template creation', async (t) => {
   const saved = process.env.SPAWNKIT_BACKEND;
   t.after(() => {
     if (saved === undefined) delete process.env.SPAWNKIT_BACKEND;

@@ -4,7 +4,7 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const sk = require('..');
-const { collect, processState, waitFor } = require('./helpers');
+const { collect, processState, waitFor, nativeTest } = require('./helpers');
 
 function pidsOf(stdout) {
   return stdout.trim().split(/\s+/).filter(Boolean).map(Number);
@@ -75,7 +75,7 @@ test('killTree: false kills only the child', async (t) => {
   assert.equal(processState(pids[0]), 'alive');
 });
 
-test('Template.spawn timeout with SIGTERM and the tree', async () => {
+nativeTest('Template.spawn timeout with SIGTERM and the tree', async () => {
   const tmpl = new sk.Template('sh');
   const child = tmpl.spawn(['-c', 'sleep 30 & echo $!; wait'], { timeout: 300 });
   const r = await collect(child);
@@ -85,7 +85,7 @@ test('Template.spawn timeout with SIGTERM and the tree', async () => {
   await assertAllDead(pidsOf(r.stdout));
 });
 
-test('killTree() on a running child returns how many processes it signalled', async () => {
+nativeTest('killTree() on a running child returns how many processes it signalled', async () => {
   const tmpl = new sk.Template('sh');
   const child = tmpl.spawn(['-c', 'sleep 30 & sleep 30 & echo ready; wait']);
   await new Promise((res) => child.stdout.once('data', res));

@@ -3,6 +3,7 @@
 // give what a cold start gives; other calls run cold with a counted reason;
 // timeouts and exit statuses work as for cold children.
 const test = require('node:test');
+const { nativeTest } = require('./helpers');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const sk = require('..');
@@ -21,7 +22,7 @@ const CASES = [
 ];
 
 for (const py of PYS) {
-  test(`warm equals cold, byte for byte: ${py}`, async () => {
+  nativeTest(`warm equals cold, byte for byte: ${py}`, async () => {
     const env = { ...process.env, W: 'w', P: String(process.pid) };
     for (const args of CASES) {
       const cold = await sk.run(py, args, { env, cwd: '/tmp', encoding: 'buffer' });
@@ -35,7 +36,7 @@ for (const py of PYS) {
     }
   });
 
-  test(`warm with input on stdin: ${py}`, async () => {
+  nativeTest(`warm with input on stdin: ${py}`, async () => {
     const args = ['-c', 'import sys; d = sys.stdin.read(); print(len(d), d[:5])'];
     const input = 'hello'.repeat(100000);
     const cold = await sk.run(py, args, { input });
@@ -44,7 +45,7 @@ for (const py of PYS) {
     assert.equal(warm.stdout, '500000 hello\n');
   });
 
-  test(`warm timeout kills the tool, the next call is warm: ${py}`, async () => {
+  nativeTest(`warm timeout kills the tool, the next call is warm: ${py}`, async () => {
     const r = await sk.run(py, ['-c', 'import time; time.sleep(30)'], { timeout: 300, warm: true });
     assert.equal(r.timedOut, true);
     assert.equal(r.signal, 'SIGKILL');
@@ -55,7 +56,7 @@ for (const py of PYS) {
   });
 }
 
-test('preload: visible in sys.modules, a separate interpreter', async () => {
+nativeTest('preload: visible in sys.modules, a separate interpreter', async () => {
   const py = PYS[0];
   const args = ['-S', '-c', 'import sys; print("decimal" in sys.modules)'];
   const plain = await sk.run(py, args, { warm: true });
@@ -66,7 +67,7 @@ test('preload: visible in sys.modules, a separate interpreter', async () => {
   assert.equal(sk.warmStats().started, before.started + 1);
 });
 
-test('a call that is not Python runs cold, reason counted', async () => {
+nativeTest('a call that is not Python runs cold, reason counted', async () => {
   const before = sk.warmStats();
   const r = await sk.run('echo', ['hi'], { warm: true });
   assert.equal(r.stdout, 'hi\n');
@@ -75,6 +76,6 @@ test('a call that is not Python runs cold, reason counted', async () => {
   assert.equal(after.warmSpawns, before.warmSpawns);
 });
 
-test('at least one interpreter to test', () => {
+nativeTest('at least one interpreter to test', () => {
   assert.ok(PYS.length >= 1, 'no python3 found (scripts/deps/python.apt)');
 });

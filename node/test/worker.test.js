@@ -3,6 +3,7 @@
 // worker's own loop, and ending a worker while a child runs neither
 // crashes the process (uv_loop_close with an open poll) nor hangs.
 const test = require('node:test');
+const { nativeTest } = require('./helpers');
 const assert = require('node:assert/strict');
 const path = require('node:path');
 const { Worker } = require('node:worker_threads');
@@ -29,7 +30,7 @@ test('run() inside a worker', async () => {
   await w.terminate();
 });
 
-test('terminating a worker while its child runs', async () => {
+nativeTest('terminating a worker while its child runs', async () => {
   const { w, first } = startWorker(`
     const sk = require(${SK});
     const c = new sk.Template('sleep').spawn(['30']);

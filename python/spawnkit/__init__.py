@@ -13,13 +13,28 @@ executable is replaced (ESTALE) or the credentials changed (EACCES); the
 cache is bounded (LRU, idle eviction, a share of RLIMIT_NOFILE).
 patch_subprocess() routes existing subprocess/asyncio code through spawn
 templates (spawnkit.compat).  See docs/python.md.
+
+Where the compiled binding cannot work (macOS, a kernel without pidfds, a
+seccomp policy refusing them, SPAWNKIT_BACKEND=fallback), the same API runs
+on subprocess and backend() says "fallback" (see docs/packaging.md); the
+drop-in then leaves every call to stock subprocess.
 """
+from subprocess import DEVNULL, PIPE, STDOUT
+
+from ._choose import fallback_reason
 from ._errors import NoOutputTimeoutExpired, StaleTemplateError
-from ._process import DEVNULL, PIPE, STDOUT, Process, spawn
-from ._run import CompletedProcess, run
-from ._cache import TemplateCache, template_cache
-from ._template import Template, backend, kernel_has_spawn_template, which
-from ._warm import warm_shutdown, warm_stats
+from ._results import CompletedProcess
+
+if fallback_reason is None:
+    from ._process import Process, spawn
+    from ._run import run
+    from ._cache import TemplateCache, template_cache
+    from ._template import Template, backend, kernel_has_spawn_template, which
+    from ._warm import warm_shutdown, warm_stats
+else:
+    from ._fallback import (Process, Template, TemplateCache, backend,  # type: ignore[assignment]
+                            kernel_has_spawn_template, run, spawn, template_cache,
+                            warm_shutdown, warm_stats, which)
 from .compat import patch_subprocess, unpatch_subprocess
 
 __version__ = "0.1.0"
@@ -27,6 +42,6 @@ __version__ = "0.1.0"
 __all__ = [
     "CompletedProcess", "DEVNULL", "NoOutputTimeoutExpired", "PIPE", "Process",
     "STDOUT", "StaleTemplateError", "Template", "TemplateCache", "backend",
-    "kernel_has_spawn_template", "patch_subprocess", "run", "spawn",
+    "fallback_reason", "kernel_has_spawn_template", "patch_subprocess", "run", "spawn",
     "template_cache", "unpatch_subprocess", "warm_shutdown", "warm_stats", "which",
 ]

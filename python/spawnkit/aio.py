@@ -15,15 +15,24 @@ import asyncio
 import os
 import signal
 import subprocess
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
-from ._io import Capture, PumpCore
-from ._process import Argv, FileSpec
-from ._process import Process as _SyncProcess
-from ._process import _spawn_raw
-from ._run import (KILL_GRACE, CompletedProcess, run_params, _decode, _encode_input,
-                   _result)
-from ._template import StrOrBytesPath, Template
+from ._choose import fallback_reason
+from ._pump import Capture, PumpCore
+from ._results import (KILL_GRACE, CompletedProcess, run_params, _decode, _encode_input,
+                       _result)
+
+if TYPE_CHECKING:
+    from ._process import Argv, FileSpec
+    from ._template import StrOrBytesPath, Template
+if fallback_reason is None:
+    from ._process import Process as _SyncProcess
+    from ._process import _spawn_raw
+else:
+    # The portable fallback: Popen children without a pidfd, whose exit
+    # _exited() polls for (see _fallback.py).
+    from ._fallback import _adopt as _SyncProcess  # type: ignore[assignment]
+    from ._fallback import _spawn_raw  # type: ignore[assignment]
 
 __all__ = ["run", "spawn", "Process"]
 
@@ -102,7 +111,9 @@ async def _exited(loop: asyncio.AbstractEventLoop, proc: _SyncProcess,
                   deadline: Optional[float]) -> bool:
     """Wait until the child has ended (without reaping it): pidfd readable."""
     fd = proc.pidfd
-    if fd is None or proc._exited(0):
+    if fd is None:
+        return await _polled_exit(loop, proc, deadline)
+    if proc._exited(0):
         return True
     fut: asyncio.Future[bool] = loop.create_future()
 
@@ -118,6 +129,20 @@ async def _exited(loop: asyncio.AbstractEventLoop, proc: _SyncProcess,
         loop.remove_reader(fd)
         if timer is not None:
             timer.cancel()
+
+
+async def _polled_exit(loop: asyncio.AbstractEventLoop, proc: _SyncProcess,
+                       deadline: Optional[float]) -> bool:
+    """_exited() without a pidfd: a reaped child (the binding's), or the
+    fallback's Popen child, polled with a growing sleep (reaps it)."""
+    delay = 0.0005
+    while proc.poll() is None:
+        left = None if deadline is None else deadline - loop.time()
+        if left is not None and left <= 0:
+            return False
+        await asyncio.sleep(delay if left is None else min(delay, left))
+        delay = min(delay * 2, 0.05)
+    return True
 
 
 async def _reap(loop: asyncio.AbstractEventLoop, proc: _SyncProcess) -> int:

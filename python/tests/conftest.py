@@ -61,6 +61,46 @@ def need(tool):
     return path
 
 
+# Without any compiled binding (macOS, an install without a C compiler) the
+# modules that import it cannot even be collected.
+try:
+    import spawnkit._spawnkit  # noqa: F401
+    collect_ignore = []
+except ImportError:
+    collect_ignore = ["test_binding.py", "test_template.py", "test_run_io.py",
+                      "test_run_io_sanitized.py", "test_output_limit.py",
+                      "test_template_cache_bound.py"]
+# Probes pidfd_open at import (all its tests are native anyway).
+if spawnkit.fallback_reason is not None:
+    collect_ignore.append("test_lost_status.py")
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "native: needs the compiled binding (pidfds, templates, the C "
+        "pump); deselected, never passed, when spawnkit.backend() is \"fallback\"")
+
+
+    config.addinivalue_line(
+        "markers", "threads: starts threads; deselected under SPAWNKIT_TEST_NO_THREADS=1 "
+        "(a seccomp filter refusing clone3 with EPERM stops glibc starting any)")
+
+
+def pytest_collection_modifyitems(config, items):
+    """In the portable fallback (macOS, no pidfds, SPAWNKIT_BACKEND=fallback)
+    run every test that holds for both backends; the `native` ones are
+    deselected and show as such in the summary line."""
+    drop = set()
+    if spawnkit.fallback_reason is not None:
+        drop.add("native")
+    if os.environ.get("SPAWNKIT_TEST_NO_THREADS") == "1":
+        drop.add("threads")
+    gone = [it for it in items if any(it.get_closest_marker(m) for m in drop)]
+    if gone:
+        config.hook.pytest_deselected(items=gone)
+        items[:] = [it for it in items if it not in gone]
+
+
 @pytest.fixture(autouse=True)
 def no_leaks():
     """Fail a test that leaks an fd of ours or leaves a child unreaped."""

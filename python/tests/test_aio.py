@@ -129,6 +129,7 @@ def test_concurrent_mixed_outcomes():
             assert r.stdout == b"%d" % i
 
 
+@pytest.mark.native  # a pidfd
 def test_spawn_wait_and_communicate():
     async def main():
         p = await aio.spawn(["sh", "-c", "cat; echo done >&2"], stdin=PIPE, stdout=PIPE, stderr=PIPE)

@@ -1,8 +1,12 @@
 """The 1:1 cffi layer: ABI layout, constants and -errno conventions."""
+import pytest
 import errno
 import os
 
 from spawnkit._ffi import ffi, lib
+
+# The compiled binding itself: not there in the portable fallback.
+pytestmark = pytest.mark.native
 
 
 def test_struct_sizes_match_the_kernel_abi():

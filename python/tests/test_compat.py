@@ -25,6 +25,10 @@ import spawnkit
 import spawnkit.compat as compat
 from spawnkit.compat import _route
 
+# Routing through spawn templates needs the binding; in the portable
+# fallback every call goes to stock (test_fallback.py checks that).
+pytestmark = pytest.mark.native
+
 PROBE = r"""
 import json, os, sys
 fds = {}

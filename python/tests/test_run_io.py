@@ -19,6 +19,9 @@ from spawnkit._io import DEADLINE, EOF, IDLE, NONE, RunIO, deadline_ns, wait_pid
 from conftest import wait_dead
 from test_output_limit import kept_ref
 
+# The compiled binding itself: not there in the portable fallback.
+pytestmark = pytest.mark.native
+
 
 def pipe():
     return os.pipe2(os.O_CLOEXEC)

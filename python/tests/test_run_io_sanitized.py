@@ -7,6 +7,9 @@ import subprocess
 
 import pytest
 
+# The compiled binding itself: not there in the portable fallback.
+pytestmark = pytest.mark.native
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.join(HERE, "..", "src")
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))

@@ -26,6 +26,7 @@ def bit(sig):
     return 1 << (int(sig) - 1)
 
 
+@pytest.mark.native  # a pidfd, or the /proc tree walk
 def test_pid_pidfd_wait_returncode():
     p = spawnkit.spawn(["sh", "-c", "exit 4"])
     assert p.pid > 0 and isinstance(p.pidfd, int)
@@ -59,6 +60,7 @@ def test_send_signal_terminate_kill():
     assert p.wait() == -signal.SIGKILL
 
 
+@pytest.mark.native  # a pidfd, or the /proc tree walk
 def test_signal_to_exited_unreaped_child_is_harmless():
     p = spawnkit.spawn(["true"])
     while not p._exited(0):
@@ -98,6 +100,7 @@ def test_stderr_to_stdout():
     assert out == b"a\nb\n" and err is None
 
 
+@pytest.mark.native  # the binding's own argument checks
 def test_stdout_stdout_rejected_for_stdin():
     with pytest.raises(ValueError):
         spawnkit.spawn(["true"], stdin=STDOUT)
@@ -144,6 +147,7 @@ def test_swapped_low_fds():
     assert (got1, got2) == (b"ERR\n", b"OUT\n")
 
 
+@pytest.mark.native  # the binding's own argument checks
 def test_bad_stdio_spec():
     with pytest.raises(TypeError):
         spawnkit.spawn(["true"], stdout="nope")  # type: ignore[arg-type]
@@ -163,6 +167,7 @@ def test_cwd_path_and_dirfd(tmp_path):
         os.close(dfd)
 
 
+@pytest.mark.native  # the binding's own argument checks
 def test_cwd_errors(tmp_path):
     with pytest.raises(FileNotFoundError) as ei:
         spawnkit.spawn(["true"], cwd=tmp_path / "missing")
@@ -185,6 +190,7 @@ def test_cwd_errors(tmp_path):
     assert ei_bad.value.errno == errno.EBADF
 
 
+@pytest.mark.native  # subprocess resolves and passes fds otherwise
 def test_relative_program_resolved_against_cwd(tmp_path):
     sub = tmp_path / "bin"
     sub.mkdir()
@@ -213,6 +219,7 @@ def test_env_path_is_used_for_lookup(tmp_path):
     assert p.communicate()[0] == b"found\n"
 
 
+@pytest.mark.native  # the binding's own argument checks
 def test_env_and_argv_validation():
     with pytest.raises(ValueError):
         spawnkit.spawn(["true"], env={"A=B": "1"})
@@ -311,6 +318,7 @@ def test_pass_fds_only_those_fds():
         os.close(b)
 
 
+@pytest.mark.native  # the binding's own argument checks
 def test_pass_fds_errors():
     r, w = os.pipe()
     os.close(r)
@@ -349,6 +357,7 @@ def test_inherit_fds_keeps_inheritable_fds_only():
         os.close(cloexec)
 
 
+@pytest.mark.native  # subprocess resolves and passes fds otherwise
 def test_pass_fds_with_inherit_fds():
     passed = os.open("/dev/null", os.O_RDONLY)            # FD_CLOEXEC, passed
     inh = os.open("/dev/null", os.O_RDONLY)
@@ -393,6 +402,7 @@ def test_signal_mask_inherited_by_default():
         p.wait()
 
 
+@pytest.mark.native  # the binding's own argument checks
 def test_invalid_signal_number():
     with pytest.raises(ValueError):
         spawnkit.spawn(["true"], signal_mask=[0])
@@ -437,6 +447,7 @@ def test_context_manager_waits_and_closes():
     assert p.returncode == 0 and p.stdout.closed
 
 
+@pytest.mark.native  # a pidfd, or the /proc tree walk
 def test_kill_tree_kills_descendants():
     p = spawnkit.spawn(["sh", "-c", "sleep 100 & echo $!; sleep 100 & echo $!; wait"],
                        stdout=PIPE)
@@ -519,12 +530,14 @@ def test_dropped_running_process_is_reaped_later():
     assert not any(q.pid == pid for q in _active)
 
 
+@pytest.mark.native  # a pidfd, or the /proc tree walk
 def test_repr():
     p = spawnkit.spawn(["true"])
     p.wait()
     assert "returncode=0" in repr(p)
 
 
+@pytest.mark.threads
 def test_spawn_from_many_threads():
     import threading
     outs = []

@@ -12,6 +12,9 @@ import pytest
 import spawnkit
 from spawnkit import StaleTemplateError, Template, template_cache
 
+# The compiled binding itself: not there in the portable fallback.
+pytestmark = pytest.mark.native
+
 
 def copy_true(dirpath, name="tool"):
     dst = os.path.join(dirpath, name)

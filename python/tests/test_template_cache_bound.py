@@ -17,6 +17,9 @@ import spawnkit
 from spawnkit import Template, TemplateCache, template_cache
 from spawnkit._ffi import lib
 
+# The template cache: not there in the portable fallback.
+pytestmark = pytest.mark.native
+
 
 def _child(code, **kw):
     """Run a Python snippet in a fresh interpreter; its stdout."""

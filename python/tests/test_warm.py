@@ -13,6 +13,9 @@ import pytest
 
 import spawnkit
 import spawnkit.aio
+
+# Warm interpreters are templates: not there in the portable fallback.
+pytestmark = pytest.mark.native
 from conftest import children_of, wait_dead
 
 PY = os.path.realpath(sys.executable)

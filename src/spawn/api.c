@@ -19,17 +19,39 @@ SK_EXPORT int spawnkit_kernel_has_spawn_template(void)
 	return sk_kernel_adv()->spawn_template;
 }
 
+/*
+ * The user backend hands out a pidfd with every pid, so it needs pidfds:
+ * pidfd_open (5.3, which also implies clone3 and CLONE_PIDFD).  Before 5.3,
+ * or where a seccomp policy refuses pidfd_open (ENOSYS or EPERM), there is
+ * no backend here and the bindings use their portable fallback.  Asked at
+ * each call (one syscall pair), so a filter installed later is noticed.
+ */
+static int user_backend_usable(void)
+{
+	long fd = sk_syscall2(SYS_pidfd_open, sk_syscall0(SYS_getpid), 0);
+
+	if (fd >= 0)
+		sk_syscall1(SYS_close, fd);
+	return fd != -ENOSYS && fd != -EPERM;
+}
+
 SK_EXPORT int spawnkit_backend(void)
 {
 	const char *e = getenv("SPAWNKIT_BACKEND");
 	int have_kernel = sk_kernel_adv()->spawn_template;
 
-	if (!e || !*e || !strcmp(e, "auto"))
-		return have_kernel ? SPAWNKIT_BACKEND_KERNEL : SPAWNKIT_BACKEND_USER;
+	if (!e || !*e || !strcmp(e, "auto")) {
+		if (have_kernel)
+			return SPAWNKIT_BACKEND_KERNEL;
+		return user_backend_usable() ? SPAWNKIT_BACKEND_USER : -ENOSYS;
+	}
 	if (!strcmp(e, "user"))
-		return SPAWNKIT_BACKEND_USER;
+		return user_backend_usable() ? SPAWNKIT_BACKEND_USER : -ENOSYS;
 	if (!strcmp(e, "kernel"))
 		return have_kernel ? SPAWNKIT_BACKEND_KERNEL : -ENOSYS;
+	/* the bindings' portable fallback: no template of ours is made */
+	if (!strcmp(e, "fallback"))
+		return -ENOSYS;
 	return -EINVAL;
 }
 

@@ -245,8 +245,10 @@ static long start_child(struct sk_child_ctx *ctx, int *pidfd, char *stack, int w
 		return pid;
 	}
 	pid = sk_clone3(&ca, sizeof(ca), sk_child_main, ctx);
-	/* clone3 is 5.3+ (CLEAR_SIGHAND 5.5), and some seccomp filters hide it */
-	if (pid != -ENOSYS && pid != -EINVAL)
+	/* clone3 is 5.3+ (CLEAR_SIGHAND 5.5), and seccomp filters hide it
+	 * (ENOSYS) or refuse it (EPERM: nothing in these flags needs a
+	 * privilege, so only a policy says that): then plain clone */
+	if (pid != -ENOSYS && pid != -EINVAL && pid != -EPERM)
 		return pid;
 	ctx->handlers_cleared = 0;
 #else

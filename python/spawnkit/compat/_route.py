@@ -62,8 +62,11 @@ _backend_reason: List[Optional[str]] = []     # computed once: [reason or None]
 def _no_backend() -> Optional[str]:
     """Why spawnkit cannot start children here (None if it can)."""
     if not _backend_reason:
+        from .._choose import fallback_reason
         try:
-            name = backend()
+            # The package's own choice first: its portable fallback (no
+            # binding, no pidfds, SPAWNKIT_BACKEND=fallback) leaves all to stock.
+            name = "fallback" if fallback_reason is not None else backend()
             _backend_reason.append(None if name in ("user", "kernel") else f"backend:{name}")
         except Exception as e:
             _backend_reason.append(f"backend:{type(e).__name__}")

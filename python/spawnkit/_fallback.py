@@ -1,0 +1,348 @@
+"""The portable fallback: spawnkit's API over the subprocess module.
+
+`import spawnkit` gives this where the compiled binding cannot work: not
+Linux (macOS), a kernel without pidfds (before 5.3), a seccomp policy that
+refuses clone3/pidfd_open, or SPAWNKIT_BACKEND=fallback (see _choose.py).
+backend() then says "fallback".
+
+run() keeps its API and its semantics: stdin /dev/null, output captured,
+head+tail output_limit, no_output_timeout, and a timeout that kills the
+whole tree and then drains the pipes for at most kill_grace seconds.  The
+tree is found differently: the child starts in a new session (its own
+process group), so a timeout is killpg(); then, where /proc exists, the
+processes still holding the output pipes (orphans that called setsid()) are
+killed too, by pid.  spawn() returns a subprocess.Popen with kill_tree().
+What is slower or weaker than the binding: a fork/exec start instead of a
+template, pid (not pidfd) signalling, and no Template objects.
+"""
+from __future__ import annotations
+
+import errno
+import os
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from typing import (Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Set,
+                    Tuple, Union)
+
+from ._pump import Capture, Pump
+from ._results import KILL_GRACE, CompletedProcess, _result, run_params
+from ._tree import _pipe_writers, _pids
+
+__all__ = ["Process", "Template", "TemplateCache", "backend", "kernel_has_spawn_template",
+           "run", "spawn", "template_cache", "warm_shutdown", "warm_stats", "which"]
+
+_DRAIN_FIRST = 0.05        # seconds of draining before searching for pipe holders
+_HAVE_PROC = os.path.isdir("/proc/self/fd")
+
+
+def backend() -> str:
+    """Always "fallback" here (the binding says "user" or "kernel")."""
+    return "fallback"
+
+
+def kernel_has_spawn_template() -> bool:
+    return False
+
+
+def which(name: Any, path: Any = None) -> str:
+    """The binding's which(): absolute path of a command over PATH (or
+    `path`); FileNotFoundError, or PermissionError when only
+    non-executable files of that name exist."""
+    s = os.fsdecode(name)
+    if "/" in s:
+        return os.path.abspath(s)
+    p = os.fsdecode(path) if path is not None else os.environ.get("PATH", os.defpath)
+    found = shutil.which(s, path=p)
+    if found is not None:
+        return os.path.abspath(found)
+    denied = any(os.path.exists(os.path.join(d or ".", s)) for d in p.split(os.pathsep))
+    err = errno.EACCES if denied else errno.ENOENT
+    raise (PermissionError if denied else FileNotFoundError)(err, os.strerror(err), s)
+
+
+class Template:
+    """Templates need the compiled binding: making one raises OSError(ENOSYS)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise OSError(errno.ENOSYS, "spawnkit: no spawn templates in the fallback backend")
+
+
+class TemplateCache:
+    """The fallback keeps no templates; get() raises OSError(ENOSYS)."""
+
+    def __init__(self) -> None:
+        self._map: dict = {}                      # always empty, as the binding's
+
+    def get(self, path: Any) -> Template:
+        return Template(path)
+
+    def clear(self) -> None:
+        pass
+
+    def __len__(self) -> int:
+        return 0
+
+
+template_cache = TemplateCache()
+
+
+def warm_stats() -> Dict[str, Any]:
+    """No warm interpreters here (they are templates): all zero."""
+    return {"warm_spawns": 0, "cold_fallbacks": 0, "reasons": {}, "started": 0,
+            "restarted": 0, "shut_down": 0}
+
+
+def warm_shutdown() -> None:
+    pass
+
+
+def _preexec(signal_mask: Optional[Iterable[int]],
+             default_signals: Iterable[int]) -> Optional[Callable[[], None]]:
+    """The child-side signal setup subprocess has no argument for; None (no
+    preexec_fn, the fast path) when there is none to do."""
+    defaults = list(default_signals)
+    if signal_mask is None and not defaults:
+        return None
+    mask = None if signal_mask is None else set(signal_mask)
+
+    def setup() -> None:
+        for s in defaults:
+            signal.signal(s, signal.SIG_DFL)
+        if mask is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+    return setup
+
+
+def _cwd_path(cwd: Any) -> Any:
+    """A directory fd (the binding accepts one) as a path subprocess takes."""
+    if isinstance(cwd, int) and not isinstance(cwd, bool):
+        return f"/proc/self/fd/{cwd}" if _HAVE_PROC and sys.platform.startswith("linux") \
+            else f"/dev/fd/{cwd}"
+    return cwd
+
+
+class Process(subprocess.Popen):
+    """A started child (subprocess.Popen) in its own session, with the
+    binding's kill_tree().  pidfd is always None here."""
+
+    pidfd = None
+    _pipe_inodes: Optional[List[int]] = None      # set by spawnkit.aio
+
+    def kill_tree(self, sig: int = signal.SIGKILL, *, all_sessions: bool = True) -> int:
+        """Signal the child's process group, then (all_sessions, and where
+        /proc exists) every process still holding its output pipes.
+        Returns how many pipe holders were signalled."""
+        holders: Set[int] = set()
+        if all_sessions:
+            inodes = self._pipe_inodes
+            if inodes is None:
+                inodes = [os.fstat(f.fileno()).st_ino for f in (self.stdout, self.stderr)
+                          if f is not None and not f.closed]
+            holders = _holders(inodes)
+        _killpg(self.pid, sig)
+        return sum(_kill(pid, sig) for pid in holders)
+
+
+def _killpg(pgid: int, sig: int) -> None:
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _kill(pid: int, sig: int) -> bool:
+    try:
+        os.kill(pid, sig)
+        return True
+    except (ProcessLookupError, PermissionError):
+        return False
+
+
+def _holders(inodes: Sequence[int]) -> Set[int]:
+    """The processes that hold a write end of these pipes (and no read
+    end): orphans that may have left the child's process group.  Found by
+    pid in /proc, without it nothing."""
+    if not inodes or not _HAVE_PROC:
+        return set()
+    return _pipe_writers(set(inodes), {os.getpid()}, _pids())
+
+
+class EmptyArgvError(ValueError, IndexError):
+    """argv is empty: a ValueError, and an IndexError as subprocess raises."""
+
+
+def _popen(args: Any, *, executable: Any, stdin: Any, stdout: Any, stderr: Any,
+           cwd: Any, env: Optional[Mapping[Any, Any]], pass_fds: Sequence[int],
+           inherit_fds: bool, signal_mask: Optional[Iterable[int]],
+           default_signals: Iterable[int], restore_signals: bool) -> Process:
+    if isinstance(args, (str, bytes, os.PathLike)):
+        args = [args]                              # a program name, as the binding takes it
+    if not args:
+        raise EmptyArgvError("args must not be empty")
+    return Process(list(args), executable=executable, stdin=stdin, stdout=stdout,
+                   stderr=stderr, cwd=_cwd_path(cwd), env=env, pass_fds=tuple(pass_fds),
+                   close_fds=not inherit_fds, restore_signals=restore_signals,
+                   preexec_fn=_preexec(signal_mask, default_signals),
+                   start_new_session=True)
+
+
+def spawn(args: Any, *, executable: Any = None, stdin: Any = None, stdout: Any = None,
+          stderr: Any = None, cwd: Any = None, env: Optional[Mapping[Any, Any]] = None,
+          pass_fds: Sequence[int] = (), inherit_fds: bool = False,
+          signal_mask: Optional[Iterable[int]] = None, default_signals: Iterable[int] = (),
+          restore_signals: bool = True, text: bool = False, encoding: Optional[str] = None,
+          errors: Optional[str] = None, template: Any = None, warm: bool = False,
+          preload: Any = ()) -> Process:
+    """The binding's spawn() over subprocess.Popen (the child gets its own
+    session, so kill_tree() can reach its process group)."""
+    if template is not None:
+        raise OSError(errno.ENOSYS, "spawnkit: no spawn templates in the fallback backend")
+    proc = _popen(args, executable=executable, stdin=stdin, stdout=stdout, stderr=stderr,
+                  cwd=cwd, env=env, pass_fds=pass_fds, inherit_fds=inherit_fds,
+                  signal_mask=signal_mask, default_signals=default_signals,
+                  restore_signals=restore_signals)
+    if text or encoding or errors:
+        import io
+        for name in ("stdin", "stdout", "stderr"):
+            f = getattr(proc, name)
+            if f is not None:
+                setattr(proc, name, io.TextIOWrapper(f, encoding=encoding, errors=errors,
+                                                     write_through=name == "stdin"))
+    return proc
+
+
+# spawnkit.aio's hooks: _spawn_raw() starts a child and hands over our pipe
+# ends as raw fds, as the binding's does; _adopt() then returns its Popen.
+_started: Dict[int, Process] = {}
+
+
+def _spawn_raw(args: Any, **kw: Any) -> Tuple[int, None, List[Optional[int]]]:
+    kw.pop("warm", None)                          # warm only changes speed: cold here
+    kw.pop("preload", None)
+    if kw.pop("template", None) is not None:
+        raise OSError(errno.ENOSYS, "spawnkit: no spawn templates in the fallback backend")
+    proc = _popen(args, **kw)
+    fds: List[Optional[int]] = []
+    for name in ("stdin", "stdout", "stderr"):
+        f = getattr(proc, name)
+        if f is None:
+            fds.append(None)
+            continue
+        fds.append(os.dup(f.fileno()))
+        f.close()
+        setattr(proc, name, None)
+    _started[proc.pid] = proc
+    return proc.pid, None, fds
+
+
+def _adopt(args: Any, pid: int, pidfd: None, fds: Any) -> Process:
+    return _started.pop(pid)
+
+
+class _RunPump(Pump):
+    """Pump with run()'s two clocks: a deadline and an idle timeout that
+    output resets."""
+
+    def pump(self, deadline: Optional[float], idle: Optional[float] = None) -> str:
+        """"eof", "timeout" or "idle"; deadline is time.monotonic()."""
+        last = time.monotonic()
+        while not self.done():
+            now = time.monotonic()
+            waits: List[float] = []
+            if deadline is not None:
+                if now >= deadline:
+                    return "timeout"
+                waits.append(deadline - now)
+            if idle is not None:
+                if now - last >= idle:
+                    return "idle"
+                waits.append(last + idle - now)
+            wait_ms = -1 if not waits else max(1, int(min(waits) * 1000 + 0.999))
+            for fd, ev in self.poller.poll(wait_ms):
+                if fd == self.stdin_fd:
+                    if ev & select.POLLOUT:
+                        self.write_some()
+                    else:                          # POLLERR: the reader is gone
+                        self.close_stdin()
+                elif fd in self.open_reads and self.read_some(fd):
+                    last = time.monotonic()
+        return "eof"
+
+
+def _kill_and_drain(proc: Process, pump: _RunPump, grace: float) -> None:
+    """Kill the group, drain for at most `grace` seconds; pipe holders that
+    left the group are searched for only if the pipes stay open a moment."""
+    end = time.monotonic() + max(0.0, min(grace, 1e9))
+    proc.kill_tree(signal.SIGKILL, all_sessions=False)
+    if pump.pump(min(end, time.monotonic() + _DRAIN_FIRST)) != "eof":
+        proc.kill_tree(signal.SIGKILL)
+        pump.pump(end)
+
+
+def run(args: Any, *, input: Union[None, bytes, str] = None,
+        timeout: Optional[float] = None, no_output_timeout: Optional[float] = None,
+        capture_output: bool = True, output_limit: Optional[int] = None,
+        stdin: Any = None, stdout: Any = None, stderr: Any = None, cwd: Any = None,
+        env: Optional[Mapping[Any, Any]] = None, check: bool = False,
+        text: Optional[bool] = None, encoding: Optional[str] = None,
+        errors: Optional[str] = None, universal_newlines: Optional[bool] = None,
+        executable: Any = None, pass_fds: Sequence[int] = (), inherit_fds: bool = False,
+        signal_mask: Optional[Iterable[int]] = None, default_signals: Iterable[int] = (),
+        restore_signals: bool = True, kill_grace: float = KILL_GRACE, warm: bool = False,
+        preload: Any = ()) -> CompletedProcess:
+    """spawnkit.run() (see _run.py) over subprocess.Popen.  warm and preload
+    change only the speed of a call, never its result: here every call is
+    cold."""
+    stdin, stdout, stderr, data, tp = run_params(
+        input, stdin, stdout, stderr, capture_output, no_output_timeout,
+        output_limit, text, encoding, errors, universal_newlines)
+    start = time.monotonic()
+    proc = _popen(args, executable=executable, stdin=stdin, stdout=stdout, stderr=stderr,
+                  cwd=cwd, env=env, pass_fds=pass_fds, inherit_fds=inherit_fds,
+                  signal_mask=signal_mask, default_signals=default_signals,
+                  restore_signals=restore_signals)
+    streams = [proc.stdout, proc.stderr]
+    out_fds = [None if f is None else f.fileno() for f in streams]
+    captures = {fd: Capture(output_limit) for fd in out_fds if fd is not None}
+    proc._pipe_inodes = [os.fstat(fd).st_ino for fd in captures]
+    stdin_f = proc.stdin
+
+    def close_stdin(fd: int) -> None:
+        try:
+            stdin_f.close()                        # type: ignore[union-attr]
+        except BrokenPipeError:
+            pass
+
+    returncode: Optional[int] = None
+    try:
+        pump = _RunPump(None if stdin_f is None else stdin_f.fileno(), data, captures,
+                        close_stdin)
+        deadline = None if timeout is None or timeout > 1e9 else start + max(0.0, timeout)
+        why = pump.pump(deadline, no_output_timeout)
+        if why == "eof":
+            try:
+                left = None if deadline is None else max(0.0, deadline - time.monotonic())
+                returncode = proc.wait(left)
+            except subprocess.TimeoutExpired:
+                why = "timeout"                    # pipes closed, child still running
+        if why != "eof":
+            _kill_and_drain(proc, pump, kill_grace)
+            returncode = proc.wait()
+    except BaseException:
+        if returncode is None:                     # interrupted: leave nothing behind
+            proc.kill_tree(signal.SIGKILL)
+            proc.wait()
+        raise
+    finally:
+        for f in (stdin_f, proc.stdout, proc.stderr):
+            if f is not None:
+                try:
+                    f.close()
+                except OSError:
+                    pass
+    kept = [None if fd is None else captures[fd].value() for fd in out_fds]
+    return _result(args, why, returncode, kept, tp, check, timeout, no_output_timeout)

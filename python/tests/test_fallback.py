@@ -1,0 +1,131 @@
+"""The portable fallback (spawnkit/_fallback.py): chosen when asked for or
+when there are no pidfds, and run() with the binding's semantics on top of
+subprocess.  These run in every suite run: they call the fallback directly."""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+import spawnkit
+from spawnkit import _fallback
+from conftest import is_dead, wait_dead
+
+
+def test_backend_is_what_this_run_expects():
+    # `make test-fallback` runs the suite forced and under seccomp filters
+    # and says which backend it must find; a plain run finds the binding's.
+    want = os.environ.get("SPAWNKIT_EXPECT_BACKEND")
+    if want:
+        assert spawnkit.backend() == want
+    else:
+        assert spawnkit.backend() in ("user", "kernel")
+        assert spawnkit.fallback_reason is None
+
+
+def test_forced_by_the_environment():
+    code = "import spawnkit; print(spawnkit.backend(), spawnkit.run(['echo', 'x']).stdout)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={**os.environ, "SPAWNKIT_BACKEND": "fallback"}, check=True)
+    assert out.stdout == "fallback b'x\\n'\n"
+
+
+def test_no_templates():
+    with pytest.raises(OSError) as e:
+        _fallback.Template("/bin/true")
+    assert e.value.errno == 38
+
+
+def test_result_and_errors_match_run():
+    r = _fallback.run(["sh", "-c", "echo out; echo err >&2; exit 3"])
+    assert isinstance(r, spawnkit.CompletedProcess)
+    assert (r.returncode, r.stdout, r.stderr, r.truncated) == (3, b"out\n", b"err\n", False)
+    with pytest.raises(FileNotFoundError):
+        _fallback.run(["/nonexistent/program"])
+    with pytest.raises(subprocess.CalledProcessError):
+        _fallback.run(["false"], check=True)
+    assert _fallback.run(["cat"], input="é\r\n", text=True).stdout == "é\n"
+    assert _fallback.run(["sh", "-c", "readlink /proc/self/fd/0"]).stdout == b"/dev/null\n"
+
+
+def test_timeout_kills_the_process_group():
+    t0 = time.monotonic()
+    with pytest.raises(subprocess.TimeoutExpired) as e:
+        _fallback.run(["sh", "-c", "sleep 60 & echo $!; wait"], timeout=0.5)
+    assert time.monotonic() - t0 < 10
+    grandchild = int(e.value.output)
+    assert wait_dead([grandchild])
+
+
+def test_timeout_kills_an_orphan_that_left_the_session():
+    with pytest.raises(subprocess.TimeoutExpired) as e:
+        _fallback.run(["sh", "-c", "setsid sleep 60 & echo $!; sleep 60"], timeout=0.5,
+                      kill_grace=5)
+    assert wait_dead([int(e.value.output)])
+
+
+def test_no_output_timeout():
+    with pytest.raises(spawnkit.NoOutputTimeoutExpired):
+        _fallback.run(["sh", "-c", "echo a; sleep 60"], no_output_timeout=0.3)
+
+
+def test_output_limit_keeps_head_and_tail():
+    r = _fallback.run(["sh", "-c", "printf 'HEAD'; head -c 100000 /dev/zero; printf 'TAIL'"],
+                      output_limit=8)
+    assert r.stdout == b"HEADTAIL" and r.stdout_dropped == 100000 and r.truncated
+
+
+def test_interrupt_leaves_nothing_behind():
+    def interrupt(*_):
+        raise KeyboardInterrupt
+    old = signal.signal(signal.SIGALRM, interrupt)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.3)
+        with pytest.raises(KeyboardInterrupt):
+            _fallback.run(["sh", "-c", "sleep 60 & echo $! > /dev/null; sleep 60"])
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def test_spawn_is_a_popen_with_kill_tree():
+    p = _fallback.spawn(["sh", "-c", "sleep 60 & echo $!; wait"], stdout=subprocess.PIPE)
+    grandchild = int(p.stdout.readline())
+    assert isinstance(p, subprocess.Popen) and p.pidfd is None
+    p.kill_tree()
+    assert p.wait() == -signal.SIGKILL
+    assert wait_dead([grandchild]) and is_dead(p.pid)
+    p.stdout.close()
+
+
+def test_imports_without_any_compiled_binding(tmp_path):
+    # As on macOS: the package without its extension module still imports,
+    # says why, and runs commands.
+    import shutil
+    pkg = os.path.dirname(spawnkit.__file__)
+    shutil.copytree(pkg, tmp_path / "spawnkit",
+                    ignore=shutil.ignore_patterns("_spawnkit*", "__pycache__"))
+    code = ("import spawnkit, spawnkit.aio, asyncio\n"
+            "assert spawnkit.__file__.startswith(%r)\n"
+            "print(spawnkit.backend(), spawnkit.fallback_reason.startswith('no compiled binding'))\n"
+            "print(spawnkit.run(['echo', 'x']).stdout, asyncio.run(spawnkit.aio.run(['echo', 'y'])).stdout)\n"
+            % str(tmp_path))
+    env = {k: v for k, v in os.environ.items() if k != "SPAWNKIT_BACKEND"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={**env, "PYTHONPATH": str(tmp_path)}, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "fallback True\nb'x\\n' b'y\\n'\n"
+
+
+def test_drop_in_leaves_everything_to_stock_in_the_fallback():
+    code = ("import json, subprocess, spawnkit\n"
+            "spawnkit.patch_subprocess()\n"
+            "out = subprocess.run(['echo', 'x'], capture_output=True).stdout\n"
+            "print(spawnkit.backend(), out, json.dumps(spawnkit.compat.stats()))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={**os.environ, "SPAWNKIT_BACKEND": "fallback"})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == ("fallback b'x\\n' "
+                          '{"routed": 0, "fallback": 1, "reasons": {"backend:fallback": 1}}\n')
