@@ -98,20 +98,34 @@ static int clone3_refused(int err)
 	return 0;
 }
 
-int main(void)
+/* SPAWNKIT_BACKEND=fallback: no backend, on purpose */
+TEST(forced_fallback_is_enosys)
 {
-	const char *saved = getenv("SPAWNKIT_BACKEND");
-
 	setenv("SPAWNKIT_BACKEND", "fallback", 1);
 	CHECK_ERR(spawnkit_backend(), ENOSYS);
-	if (saved)
-		setenv("SPAWNKIT_BACKEND", saved, 1);
-	else
-		unsetenv("SPAWNKIT_BACKEND");
-
-	in_child(no_pidfds, ENOSYS);
-	in_child(no_pidfds, EPERM);
-	in_child(clone3_refused, EPERM);
-	in_child(clone3_refused, ENOSYS);
-	TEST_DONE();
+	unsetenv("SPAWNKIT_BACKEND");
 }
+
+/* clone3 and pidfd_open refused: no user backend */
+TEST(no_pidfds_enosys_leaves_no_user_backend)
+{
+	in_child(no_pidfds, ENOSYS);
+}
+
+TEST(no_pidfds_eperm_leaves_no_user_backend)
+{
+	in_child(no_pidfds, EPERM);
+}
+
+/* clone3 alone refused: clone(CLONE_PIDFD) starts the child instead */
+TEST(clone3_eperm_falls_back_to_clone)
+{
+	in_child(clone3_refused, EPERM);
+}
+
+TEST(clone3_enosys_falls_back_to_clone)
+{
+	in_child(clone3_refused, ENOSYS);
+}
+
+TEST_HARNESS_MAIN
