@@ -64,7 +64,7 @@ def need(tool):
 # Without any compiled binding (macOS, an install without a C compiler) the
 # modules that import it cannot even be collected.
 try:
-    import spawnkit._spawnkit  # noqa: F401
+    import spawnkit._spawnkit  # type: ignore[import-not-found]  # noqa: F401
     collect_ignore = []
 except ImportError:
     collect_ignore = ["test_binding.py", "test_template.py", "test_run_io.py",

@@ -92,6 +92,7 @@ def test_interrupt_leaves_nothing_behind():
 
 def test_spawn_is_a_popen_with_kill_tree():
     p = _fallback.spawn(["sh", "-c", "sleep 60 & echo $!; wait"], stdout=subprocess.PIPE)
+    assert p.stdout is not None
     grandchild = int(p.stdout.readline())
     assert isinstance(p, subprocess.Popen) and p.pidfd is None
     p.kill_tree()
