@@ -4,9 +4,12 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples")
 
 
+@pytest.mark.native  # the example makes a Template, which the fallback has not
 def test_tool_calls_example_runs(tmp_path):
     (tmp_path / "a.txt").write_text("one\n")
     (tmp_path / "b.txt").write_text("two\nlines\n")
