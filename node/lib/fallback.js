@@ -18,6 +18,7 @@ const { checkFile, checkArgs } = require('./options');
 const { signalNumber } = require('./signals');
 const { captureOptions } = require('./run');
 const { resolveCommand } = require('./resolve');
+const { execFileOver } = require('./exec_file');
 
 const DEFAULT_KILL_GRACE_MS = 1000;
 const ENOSYS = -38;
@@ -158,19 +159,8 @@ function run(file, args = [], options = {}) {
   return runInternal(file, args, options);
 }
 
-// As lib/run.js's execFile: rejects like util.promisify(execFile) unless 0.
-async function execFile(file, args = [], options = {}) {
-  if (args !== null && typeof args === 'object' && !Array.isArray(args)) {
-    options = args;
-    args = [];
-  }
-  const r = await runInternal(file, args, options);
-  if (r.code === 0 && !r.timedOut) return r;
-  const cmd = [file, ...(args ?? [])].join(' ');
-  const err = new Error(`Command failed: ${cmd}\n${r.stderr}`);
-  Object.assign(err, r, { code: r.code, cmd });
-  throw err;
-}
+// As lib/run.js's execFile (lib/exec_file.js).
+const execFile = execFileOver(runInternal);
 
 module.exports = {
   Template,

@@ -6,6 +6,7 @@ const { TemplateCache, REMAKES } = require('./cache');
 const { HeadTail } = require('./capture');
 const { spawnError, AbortError, isAsyncSpawnError, syncSpawnError } = require('./errors');
 const { resolveCommand } = require('./resolve');
+const { execFileOver } = require('./exec_file');
 const { checkFile, checkArgs, checkSpawnOptions } = require('./options');
 
 const ESTALE = -116;
@@ -151,18 +152,7 @@ function run(file, args = [], options = {}) {
 // execFile(file, args, options) -> Promise<{stdout, stderr, ...}>; rejects
 // with an error like child_process's (code = exit code, killed, signal,
 // cmd, stdout, stderr) when the command did not exit 0.
-async function execFile(file, args = [], options = {}) {
-  if (args !== null && typeof args === 'object' && !Array.isArray(args)) {
-    options = args;
-    args = [];
-  }
-  const r = await runInternal(file, args, options);
-  if (r.code === 0 && !r.timedOut) return r;
-  const cmd = [file, ...(args ?? [])].join(' ');
-  const err = new Error(`Command failed: ${cmd}\n${r.stderr}`);
-  Object.assign(err, r, { code: r.code, cmd });
-  throw err;
-}
+const execFile = execFileOver(runInternal);
 
 // The library's warm-template counters (docs/warm.md), as Python's
 // spawnkit.warm_stats() gives them.
