@@ -33,7 +33,18 @@ extern "C" {
 						     groups even when the
 						     child's group is empty
 						     (a /proc scan per run) */
-#define SPAWNKIT_RUN_FLAGS		(SPAWNKIT_RUN_NO_NEW_SESSION | SPAWNKIT_RUN_SWEEP)
+#define SPAWNKIT_RUN_INHERIT_FDS	(1U << 2) /* fds above 2 stay open in the
+						     child (SPAWNKIT_SPAWN_INHERIT_FDS);
+						     with the actions of
+						     spawnkit_actions_pass_fds()
+						     in o.actions: pass fds */
+#define SPAWNKIT_RUN_WARM		(1U << 3) /* start a Python call from a
+						     warm interpreter when it
+						     fits (spawnkit_warm_spawn(3),
+						     counted either way), else
+						     cold as always */
+#define SPAWNKIT_RUN_FLAGS		(SPAWNKIT_RUN_NO_NEW_SESSION | SPAWNKIT_RUN_SWEEP | \
+					 SPAWNKIT_RUN_INHERIT_FDS | SPAWNKIT_RUN_WARM)
 
 /* Where each of the child's standard fds goes (spawnkit_run_opts.std_mode) */
 #define SPAWNKIT_RUN_PIPE	0	/* stdin: fed from input/input_len;
@@ -89,6 +100,14 @@ struct spawnkit_run_opts {
 	 * is killed, SPAWNKIT_RUN_STOPPED).  NULL: none. */
 	int (*on_output)(void *ctx, int fd, const void *data, size_t len);
 	void *ctx;
+	/* Called on the calling thread when a signal interrupted the wait
+	 * (after taking the child's exit status if it had exited, so a
+	 * handler that reaps cannot take it first); a non-zero return stops
+	 * the run as on_output's does.  For a binding whose signal handlers
+	 * run only when it is called (Python).  NULL: none. */
+	int (*on_signal)(void *ctx);
+	const char *warm_preload;	/* SPAWNKIT_RUN_WARM: the preload of
+					   spawnkit_warm_spawn(3), or NULL */
 };
 
 /* What happened, spawnkit_run_result.why (bits) */
@@ -96,7 +115,8 @@ struct spawnkit_run_opts {
 #define SPAWNKIT_RUN_NO_OUTPUT		(1U << 1) /* no_output_timeout_ms passed */
 #define SPAWNKIT_RUN_WAIT_DELAY		(1U << 2) /* pipes still open wait_delay
 						     after the child exited */
-#define SPAWNKIT_RUN_STOPPED		(1U << 3) /* on_output asked to stop */
+#define SPAWNKIT_RUN_STOPPED		(1U << 3) /* on_output or on_signal asked
+						     to stop */
 #define SPAWNKIT_RUN_INPUT_CLOSED	(1U << 4) /* the child closed stdin before
 						     reading all input */
 
@@ -111,7 +131,10 @@ struct spawnkit_run_output {
 
 struct spawnkit_run_result {
 	pid_t pid;		/* the child's pid */
-	int status;		/* wait status (WIFEXITED(), WTERMSIG()...) */
+	int status;		/* wait status (WIFEXITED(), WTERMSIG()...);
+				   -1 if another waiter reaped the child and
+				   the kernel kept no status on the pidfd
+				   (before Linux 6.15) */
 	uint32_t why;		/* SPAWNKIT_RUN_TIMED_OUT ... */
 	uint32_t killed;	/* processes the final tree kill signalled */
 	uint64_t elapsed_ns;	/* start to the end of the run */

@@ -9,9 +9,6 @@
 #include "common/sys.h"
 #include "run/pump.h"
 
-#ifndef P_PIDFD
-#define P_PIDFD 3
-#endif
 #define CHUNK 65536
 
 static int64_t now_ms(void)
@@ -46,16 +43,20 @@ static long write_nosigpipe(int fd, const void *buf, size_t n)
 	return ret;
 }
 
-static int wait_status(const siginfo_t *si)
+/* Take the child's exit if it has come: 1 (p->status set) or 0.  Through
+ * spawnkit_pidfd_wait(), so a status another waiter took is still read
+ * from the pidfd where the kernel keeps it; -1 where it is lost. */
+static int try_reap(struct sk_pump *p)
 {
-	switch (si->si_code) {
-	case CLD_EXITED:
-		return (si->si_status & 0xff) << 8;
-	case CLD_DUMPED:
-		return (si->si_status & 0x7f) | 0x80;
-	default:
-		return si->si_status & 0x7f;
-	}
+	int st = -1, w;
+
+	do
+		w = spawnkit_pidfd_wait(p->pidfd, WNOHANG, &st);
+	while (w == -EINTR);
+	if (!w)
+		return 0;
+	p->status = w == 1 ? st : -1;
+	return 1;
 }
 
 static void kill_tree(struct sk_pump *p, int reaped)
@@ -106,6 +107,27 @@ static void feed(struct sk_pump *p, size_t *off)
 		close_fd(&p->fd[0]);
 }
 
+/* The direct child has exited (and is reaped): the wait delay and the
+ * drain count from now, and its stdin is of no more use. */
+static void ended(struct sk_pump *p, int *exited, int64_t *exit_at, int killed,
+		  int64_t *drain_until)
+{
+	*exited = 1;
+	*exit_at = now_ms();
+	if (killed)
+		*drain_until = *exit_at + SK_RUN_DRAIN_MS;
+	close_fd(&p->fd[0]);
+}
+
+/* A callback asked to stop: kill the tree, drain what is left. */
+static void stop(struct sk_pump *p, int exited, int *killed, int64_t *drain_until)
+{
+	p->why |= SPAWNKIT_RUN_STOPPED;
+	kill_tree(p, exited);
+	*killed = 1;
+	*drain_until = exited ? now_ms() + SK_RUN_DRAIN_MS : -1;
+}
+
 /* Earliest of the deadlines that apply, as a poll timeout (-1: none). */
 static int next_wait(int64_t now, const int64_t *deadlines, int n)
 {
@@ -148,7 +170,6 @@ int sk_pump_run(struct sk_pump *p)
 	int idx[4];
 	size_t off = 0;
 	char *buf = malloc(CHUNK);
-	siginfo_t si;
 
 	if (!buf)
 		ret = -ENOMEM;
@@ -183,8 +204,17 @@ int sk_pump_run(struct sk_pump *p)
 		dl[1] = !killed && o->no_output_timeout_ms >= 0 ? last_out + o->no_output_timeout_ms : -1;
 		dl[2] = !killed && exited && o->wait_delay_ms >= 0 ? exit_at + o->wait_delay_ms : -1;
 		dl[3] = killed && exited ? drain_until : -1;
-		if (sk_syscall3(SYS_poll, pf, n, next_wait(t, dl, 4)) < 0)
-			continue;	/* EINTR: look again */
+		if (sk_syscall3(SYS_poll, pf, n, next_wait(t, dl, 4)) < 0) {
+			/* EINTR: the caller's handlers may run now (on_signal),
+			 * after the exit status is ours if it came */
+			if (!o->on_signal)
+				continue;
+			if (!exited && try_reap(p))
+				ended(p, &exited, &exit_at, killed, &drain_until);
+			if (!killed && o->on_signal(o->ctx))
+				stop(p, exited, &killed, &drain_until);
+			continue;
+		}
 		for (i = 0; i < n; i++) {
 			if (!pf[i].revents)
 				continue;
@@ -200,29 +230,13 @@ int sk_pump_run(struct sk_pump *p)
 
 				if (r > 0)
 					last_out = now_ms();
-				else if (r < 0 && !killed) {
-					p->why |= SPAWNKIT_RUN_STOPPED;
-					kill_tree(p, exited);
-					killed = 1;
-					drain_until = exited ? now_ms() + SK_RUN_DRAIN_MS : -1;
-				}
+				else if (r < 0 && !killed)
+					stop(p, exited, &killed, &drain_until);
 			}
 		}
 		/* the pidfd last: output that came with the exit is read first */
-		if (!exited && pf[0].revents) {
-			memset(&si, 0, sizeof(si));
-			long w = sk_syscall5(SYS_waitid, P_PIDFD, p->pidfd, &si, WEXITED, 0);
-
-			if (w == 0 || w == -ECHILD) {
-				/* ECHILD: someone else's waitpid(-1) took it */
-				p->status = w == 0 ? wait_status(&si) : -1;
-				exited = 1;
-				exit_at = now_ms();
-				if (killed)
-					drain_until = exit_at + SK_RUN_DRAIN_MS;
-				close_fd(&p->fd[0]);
-			}
-		}
+		if (!exited && pf[0].revents && try_reap(p))
+			ended(p, &exited, &exit_at, killed, &drain_until);
 	}
 	/* The direct child is gone: what is left of its session, group and
 	 * cgroup goes too (background jobs of a successful call included). */

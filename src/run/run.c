@@ -10,6 +10,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <spawnkit/warm.h>
+
 #include "common/sys.h"
 #include "run/pump.h"
 #include "run/resolve.h"
@@ -87,6 +89,8 @@ static int check_opts(const struct spawnkit_run_opts *o)
 	if (o->cwd_fd < -1 || o->cgroup_fd < -1)
 		return -EINVAL;
 	if (o->nr_actions && !o->actions)
+		return -EINVAL;
+	if (o->warm_preload && !(o->flags & SPAWNKIT_RUN_WARM))
 		return -EINVAL;
 	if (o->nr_actions > SPAWN_TEMPLATE_ACTIONS_MAX - OUR_ACTIONS)
 		return -E2BIG;
@@ -196,6 +200,22 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+/* The child, warm when asked and it fits (else counted and cold). */
+static pid_t start(const struct spawnkit_run_opts *o, struct spawnkit_template *t,
+		   const struct layout *l, int *pidfd)
+{
+	unsigned int flags = o->flags & SPAWNKIT_RUN_INHERIT_FDS ? SPAWNKIT_SPAWN_INHERIT_FDS : 0;
+	char *const *envp = o->envp ? o->envp : environ;
+	const char *path = spawnkit_template_path(t);
+	pid_t pid;
+
+	if ((o->flags & SPAWNKIT_RUN_WARM) && path &&
+	    !spawnkit_warm_spawn(path, o->argv, envp, l->act, l->n, flags,
+				 o->warm_preload, &pid, pidfd))
+		return pid;
+	return spawnkit_spawn(t, o->argv, envp, l->act, l->n, flags, pidfd);
+}
+
 static int run(const struct spawnkit_run_opts *o, struct spawnkit_run_result *r)
 {
 	struct spawnkit_template *t = o->tmpl;
@@ -224,7 +244,7 @@ static int run(const struct spawnkit_run_opts *o, struct spawnkit_run_result *r)
 	ret = lay_out(o, l);
 	if (ret)
 		goto out_fds;
-	pid = spawnkit_spawn(t, o->argv, o->envp ? o->envp : environ, l->act, l->n, 0, &pidfd);
+	pid = start(o, t, l, &pidfd);
 	close_all(l->child_end, 3);
 	if (pid < 0) {
 		ret = pid;
