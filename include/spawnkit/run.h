@@ -89,14 +89,25 @@ struct spawnkit_run_opts {
 	 * is killed, SPAWNKIT_RUN_STOPPED).  NULL: none. */
 	int (*on_output)(void *ctx, int fd, const void *data, size_t len);
 	void *ctx;
+	/* Added after the first release (a caller built before passes the
+	 * older size and gets -1 here): an fd the run polls; once it is
+	 * readable (an eventfd written, a pipe's other end written or
+	 * closed) the run stops as on_output's non-zero return does
+	 * (SPAWNKIT_RUN_STOPPED).  Never read or closed by the run.  -1:
+	 * none.  For a run that may produce no output, from another thread. */
+	int stop_fd;
 };
+
+/* The size of struct spawnkit_run_opts before stop_fd (still accepted). */
+#define SPAWNKIT_RUN_OPTS_SIZE_V1	offsetof(struct spawnkit_run_opts, stop_fd)
 
 /* What happened, spawnkit_run_result.why (bits) */
 #define SPAWNKIT_RUN_TIMED_OUT		(1U << 0) /* timeout_ms passed */
 #define SPAWNKIT_RUN_NO_OUTPUT		(1U << 1) /* no_output_timeout_ms passed */
 #define SPAWNKIT_RUN_WAIT_DELAY		(1U << 2) /* pipes still open wait_delay
 						     after the child exited */
-#define SPAWNKIT_RUN_STOPPED		(1U << 3) /* on_output asked to stop */
+#define SPAWNKIT_RUN_STOPPED		(1U << 3) /* on_output asked to stop, or
+						     stop_fd became readable */
 #define SPAWNKIT_RUN_INPUT_CLOSED	(1U << 4) /* the child closed stdin before
 						     reading all input */
 
@@ -118,7 +129,7 @@ struct spawnkit_run_result {
 	struct spawnkit_run_output out[3];	/* [1] stdout, [2] stderr */
 };
 
-/* Defaults: size set, no flags, fds -1, every std_mode PIPE (stdin: the
+/* Defaults: size set, no flags, fds -1 (stop_fd too), every std_mode PIPE (stdin: the
  * input bytes, none by default, then end of file), stdout and stderr
  * captured with 512 KiB head and 512 KiB tail each, no timeouts, wait
  * delay NONE. */
