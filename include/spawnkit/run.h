@@ -33,7 +33,14 @@ extern "C" {
 						     groups even when the
 						     child's group is empty
 						     (a /proc scan per run) */
-#define SPAWNKIT_RUN_FLAGS		(SPAWNKIT_RUN_NO_NEW_SESSION | SPAWNKIT_RUN_SWEEP)
+#define SPAWNKIT_RUN_WARM		(1U << 2) /* start a Python call from a
+						     warm interpreter when it
+						     fits (spawnkit_warm_spawn;
+						     a new session never fits:
+						     with NO_NEW_SESSION only),
+						     else cold */
+#define SPAWNKIT_RUN_FLAGS		(SPAWNKIT_RUN_NO_NEW_SESSION | SPAWNKIT_RUN_SWEEP | \
+					 SPAWNKIT_RUN_WARM)
 
 /* Where each of the child's standard fds goes (spawnkit_run_opts.std_mode) */
 #define SPAWNKIT_RUN_PIPE	0	/* stdin: fed from input/input_len;
@@ -96,6 +103,9 @@ struct spawnkit_run_opts {
 	 * (SPAWNKIT_RUN_STOPPED).  Never read or closed by the run.  -1:
 	 * none.  For a run that may produce no output, from another thread. */
 	int stop_fd;
+	/* With SPAWNKIT_RUN_WARM: modules the warm interpreter imports once
+	 * ("json,re"), as spawnkit_warm_spawn's preload; NULL: none. */
+	const char *warm_preload;
 };
 
 /* The size of struct spawnkit_run_opts before stop_fd (still accepted). */

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <spawnkit/warm.h>
+
 #include "common/sys.h"
 #include "run/pump.h"
 #include "run/resolve.h"
@@ -227,7 +229,13 @@ static int run(const struct spawnkit_run_opts *o, struct spawnkit_run_result *r)
 	ret = lay_out(o, l);
 	if (ret)
 		goto out_fds;
-	pid = spawnkit_spawn(t, o->argv, o->envp ? o->envp : environ, l->act, l->n, 0, &pidfd);
+	pid = -1;
+	/* warm when asked and the call fits; any reason (counted): cold */
+	if (!(o->flags & SPAWNKIT_RUN_WARM) || !spawnkit_template_path(t) ||
+	    spawnkit_warm_spawn(spawnkit_template_path(t), o->argv, o->envp ? o->envp : environ,
+				l->act, l->n, 0, o->warm_preload, &pid, &pidfd))
+		pid = spawnkit_spawn(t, o->argv, o->envp ? o->envp : environ, l->act, l->n,
+				     0, &pidfd);
 	close_all(l->child_end, 3);
 	if (pid < 0) {
 		ret = pid;
