@@ -33,18 +33,19 @@ extern "C" {
 						     groups even when the
 						     child's group is empty
 						     (a /proc scan per run) */
-#define SPAWNKIT_RUN_INHERIT_FDS	(1U << 2) /* fds above 2 stay open in the
+#define SPAWNKIT_RUN_WARM		(1U << 2) /* start a Python call from a
+						     warm interpreter when it
+						     fits (spawnkit_warm_spawn;
+						     a new session never fits:
+						     with NO_NEW_SESSION only),
+						     else cold */
+#define SPAWNKIT_RUN_INHERIT_FDS	(1U << 3) /* fds above 2 stay open in the
 						     child (SPAWNKIT_SPAWN_INHERIT_FDS);
 						     with the actions of
 						     spawnkit_actions_pass_fds()
 						     in o.actions: pass fds */
-#define SPAWNKIT_RUN_WARM		(1U << 3) /* start a Python call from a
-						     warm interpreter when it
-						     fits (spawnkit_warm_spawn(3),
-						     counted either way), else
-						     cold as always */
 #define SPAWNKIT_RUN_FLAGS		(SPAWNKIT_RUN_NO_NEW_SESSION | SPAWNKIT_RUN_SWEEP | \
-					 SPAWNKIT_RUN_INHERIT_FDS | SPAWNKIT_RUN_WARM)
+					 SPAWNKIT_RUN_WARM | SPAWNKIT_RUN_INHERIT_FDS)
 
 /* Where each of the child's standard fds goes (spawnkit_run_opts.std_mode) */
 #define SPAWNKIT_RUN_PIPE	0	/* stdin: fed from input/input_len;
@@ -100,15 +101,28 @@ struct spawnkit_run_opts {
 	 * is killed, SPAWNKIT_RUN_STOPPED).  NULL: none. */
 	int (*on_output)(void *ctx, int fd, const void *data, size_t len);
 	void *ctx;
+	/* Added after the first release (a caller built before passes the
+	 * older size and gets -1 here): an fd the run polls; once it is
+	 * readable (an eventfd written, a pipe's other end written or
+	 * closed) the run stops as on_output's non-zero return does
+	 * (SPAWNKIT_RUN_STOPPED).  Never read or closed by the run.  -1:
+	 * none.  For a run that may produce no output, from another thread. */
+	int stop_fd;
+	/* With SPAWNKIT_RUN_WARM: modules the warm interpreter imports once
+	 * ("json,re"), as spawnkit_warm_spawn's preload; NULL: none. */
+	const char *warm_preload;
 	/* Called on the calling thread when a signal interrupted the wait
 	 * (after taking the child's exit status if it had exited, so a
 	 * handler that reaps cannot take it first); a non-zero return stops
 	 * the run as on_output's does.  For a binding whose signal handlers
 	 * run only when it is called (Python).  NULL: none. */
 	int (*on_signal)(void *ctx);
-	const char *warm_preload;	/* SPAWNKIT_RUN_WARM: the preload of
-					   spawnkit_warm_spawn(3), or NULL */
 };
+
+/* The size of struct spawnkit_run_opts before stop_fd, and before
+ * on_signal (both still accepted). */
+#define SPAWNKIT_RUN_OPTS_SIZE_V1	offsetof(struct spawnkit_run_opts, stop_fd)
+#define SPAWNKIT_RUN_OPTS_SIZE_V2	offsetof(struct spawnkit_run_opts, on_signal)
 
 /* What happened, spawnkit_run_result.why (bits) */
 #define SPAWNKIT_RUN_TIMED_OUT		(1U << 0) /* timeout_ms passed */
@@ -116,7 +130,8 @@ struct spawnkit_run_opts {
 #define SPAWNKIT_RUN_WAIT_DELAY		(1U << 2) /* pipes still open wait_delay
 						     after the child exited */
 #define SPAWNKIT_RUN_STOPPED		(1U << 3) /* on_output or on_signal asked
-						     to stop */
+						     to stop, or stop_fd became
+						     readable */
 #define SPAWNKIT_RUN_INPUT_CLOSED	(1U << 4) /* the child closed stdin before
 						     reading all input */
 
@@ -141,7 +156,7 @@ struct spawnkit_run_result {
 	struct spawnkit_run_output out[3];	/* [1] stdout, [2] stderr */
 };
 
-/* Defaults: size set, no flags, fds -1, every std_mode PIPE (stdin: the
+/* Defaults: size set, no flags, fds -1 (stop_fd too), every std_mode PIPE (stdin: the
  * input bytes, none by default, then end of file), stdout and stderr
  * captured with 512 KiB head and 512 KiB tail each, no timeouts, wait
  * delay NONE. */
@@ -158,6 +173,31 @@ int spawnkit_run(const struct spawnkit_run_opts *o, struct spawnkit_run_result *
 
 /* Free the captures (r may be reused after). */
 void spawnkit_run_result_free(struct spawnkit_run_result *r);
+
+/* spawnkit_run_output_join() flags */
+#define SPAWNKIT_JOIN_MARKER	(1U << 0) /* "[... N bytes omitted ...]"
+					     between head and tail when
+					     bytes were dropped */
+#define SPAWNKIT_JOIN_LINES	(1U << 1) /* with MARKER, text: the cut moved
+					     to line boundaries (else to
+					     UTF-8 character boundaries),
+					     the marker a line of its own */
+#define SPAWNKIT_JOIN_FLAGS	(SPAWNKIT_JOIN_MARKER | SPAWNKIT_JOIN_LINES)
+
+/* The most bytes a join adds to head_len + tail_len: the marker with a
+ * 20-digit count, a newline before it and one after it. */
+#define SPAWNKIT_RUN_MARKER_MAX	48
+
+/*
+ * Join a capture's head and tail into buf, as one text a reader cannot
+ * mistake for the whole output.  Returns the joined length; when buf is
+ * NULL or cap is smaller than that, writes nothing and returns the length
+ * needed (at most head_len + tail_len + SPAWNKIT_RUN_MARKER_MAX).  When
+ * cap is larger, a NUL follows.  -EINVAL: out NULL, unknown flags, LINES
+ * without MARKER; -EOVERFLOW: a length past SSIZE_MAX.
+ */
+ssize_t spawnkit_run_output_join(const struct spawnkit_run_output *out,
+				 unsigned int flags, char *buf, size_t cap);
 
 /* spawnkit_kill_tree() flags */
 #define SPAWNKIT_KILL_GROUP	(1U << 0) /* leader leads its own process

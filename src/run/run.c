@@ -29,6 +29,7 @@ SK_EXPORT void spawnkit_run_opts_init(struct spawnkit_run_opts *o)
 	o->size = sizeof(*o);
 	o->cwd_fd = -1;
 	o->cgroup_fd = -1;
+	o->stop_fd = -1;
 	for (i = 0; i < 3; i++) {
 		o->std_mode[i] = SPAWNKIT_RUN_PIPE;
 		o->std_fd[i] = -1;
@@ -86,8 +87,10 @@ static int check_opts(const struct spawnkit_run_opts *o)
 		return -EINVAL;
 	if (o->timeout_ms < -1 || o->no_output_timeout_ms < -1 || o->wait_delay_ms < -1)
 		return -EINVAL;
-	if (o->cwd_fd < -1 || o->cgroup_fd < -1)
+	if (o->cwd_fd < -1 || o->cgroup_fd < -1 || o->stop_fd < -1)
 		return -EINVAL;
+	if (o->stop_fd >= 0 && !fd_open(o->stop_fd))
+		return -EBADF;
 	if (o->nr_actions && !o->actions)
 		return -EINVAL;
 	if (o->warm_preload && !(o->flags & SPAWNKIT_RUN_WARM))
@@ -284,10 +287,19 @@ out:
 
 SK_EXPORT int spawnkit_run(const struct spawnkit_run_opts *o, struct spawnkit_run_result *r)
 {
+	struct spawnkit_run_opts full;
 	int saved = errno, ret;
 
 	if (!o || !r)
 		return -EINVAL;
+	if (o->size == SPAWNKIT_RUN_OPTS_SIZE_V1 || o->size == SPAWNKIT_RUN_OPTS_SIZE_V2) {
+		/* a caller built before stop_fd or on_signal: its fields, then
+		 * the defaults of the ones it does not know */
+		spawnkit_run_opts_init(&full);
+		memcpy(&full, o, o->size);
+		full.size = sizeof(full);
+		o = &full;
+	}
 	ret = run(o, r);
 	errno = saved;
 	return ret;
