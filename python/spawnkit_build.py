@@ -30,11 +30,6 @@ ROOT = os.path.abspath(os.environ.get("SPAWNKIT_ROOT")
 INCLUDE_DIR = os.path.join(ROOT, "include")
 LIB_DIR = os.path.abspath(os.environ.get("SPAWNKIT_LIB_DIR") or os.path.join(ROOT, "build"))
 STATIC_LIB = os.path.join(LIB_DIR, "libspawnkit.a")
-# run()'s GIL-free pipe pump and reap (python/src/run_io.c), compiled into the
-# same extension.  Relative to this directory, where setup.py runs.
-RUN_IO_DIR = "src"
-RUN_IO_SOURCES = [os.path.join(RUN_IO_DIR, "run_io.c")]
-RUN_IO_HEADER = os.path.join(RUN_IO_DIR, "run_io.h")
 
 
 def _uring_link_args():
@@ -53,17 +48,22 @@ def _uring_link_args():
 
 
 # The cdef is generated from the headers at every build (cdefgen.py): the
-# public API as include/spawnkit declares it, then run_io.h.  Nothing is
-# copied by hand, so the two cannot drift; tests/test_cdef.py checks the
-# result against the symbols libspawnkit.so exports.
+# public API as include/spawnkit declares it.  Nothing is copied by hand, so
+# the two cannot drift; tests/test_cdef.py checks the result against the
+# symbols libspawnkit.so exports.  CALLBACKS are the binding's own: run()'s
+# on_output and on_signal, Python functions (spawnkit/_run.py,
+# @ffi.def_extern) that spawnkit_run() calls with the GIL re-taken.
 sys.path.insert(0, HERE)
 from cdefgen import cdef_of_headers  # noqa: E402
 
 PUBLIC_HEADERS = [os.path.join(INCLUDE_DIR, "spawnkit", h) for h in
                   ("spawn_template.h", "spawnkit.h", "batch_abi.h", "batch.h", "warm.h",
                    "run.h")]
-RUN_IO_H = os.path.join(HERE, "src", "run_io.h")
-CDEF = cdef_of_headers(PUBLIC_HEADERS + [RUN_IO_H])
+CALLBACKS = """
+extern "Python" int _sk_run_on_output(void *, int, const void *, size_t);
+extern "Python" int _sk_run_on_signal(void *);
+"""
+CDEF = cdef_of_headers(PUBLIC_HEADERS) + CALLBACKS
 
 SOURCE = r"""
 #define _GNU_SOURCE 1
@@ -72,7 +72,6 @@ SOURCE = r"""
 #include <spawnkit/batch.h>
 #include <spawnkit/warm.h>
 #include <spawnkit/run.h>
-#include "run_io.h"
 """
 
 ffibuilder = FFI()
@@ -82,9 +81,7 @@ _uring_objects, _uring_libs = _uring_link_args()
 ffibuilder.set_source(
     "spawnkit._spawnkit",
     SOURCE,
-    sources=RUN_IO_SOURCES,
-    depends=[RUN_IO_HEADER],
-    include_dirs=[INCLUDE_DIR, RUN_IO_DIR],
+    include_dirs=[INCLUDE_DIR],
     # The archive goes on the link line as an object list, so only the
     # members the binding uses are linked, and statically.
     extra_objects=[STATIC_LIB] + _uring_objects,

@@ -1,12 +1,15 @@
 """spawnkit: spawn templates for Python.
 
     import spawnkit
-    r = spawnkit.run(["rg", "-n", "TODO", "src"], timeout=10, output_limit=1 << 20)
+    r = spawnkit.run(["rg", "-n", "TODO", "src"], timeout=10, text=True,
+                     on_stdout=print)
     print(r.returncode, r.stdout, r.stdout_dropped)
 
 run() is subprocess.run() with the defaults an agent runtime wants (stdin
-/dev/null, output captured, a timeout that kills the whole tree, head+tail
-output limits, no leaked fds); spawn() returns a Popen-like Process with a
+/dev/null, output captured and streamed, a new session, a timeout that
+kills the whole tree, head+tail output limits with a marker, rlimits,
+umask and cgroups, no leaked fds), one call of the library's
+spawnkit_run() without the GIL; spawn() returns a Popen-like Process with a
 pidfd; spawnkit.aio has the asyncio versions.  Each program is started from a
 cached spawn template (Template), which is remade transparently when the
 executable is replaced (ESTALE) or the credentials changed (EACCES); the
@@ -22,7 +25,7 @@ drop-in then leaves every call to stock subprocess.
 from subprocess import DEVNULL, PIPE, STDOUT
 
 from ._choose import fallback_reason
-from ._errors import NoOutputTimeoutExpired, StaleTemplateError
+from ._errors import NoOutputTimeoutExpired, StaleTemplateError, TimeoutExpired
 from ._results import CompletedProcess
 
 if fallback_reason is None:
@@ -41,7 +44,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "CompletedProcess", "DEVNULL", "NoOutputTimeoutExpired", "PIPE", "Process",
-    "STDOUT", "StaleTemplateError", "Template", "TemplateCache", "backend",
+    "STDOUT", "StaleTemplateError", "Template", "TemplateCache", "TimeoutExpired", "backend",
     "fallback_reason", "kernel_has_spawn_template", "patch_subprocess", "run", "spawn",
     "template_cache", "unpatch_subprocess", "warm_shutdown", "warm_stats", "which",
 ]

@@ -13,8 +13,8 @@ import os
 import subprocess
 from typing import Optional, Union
 
-__all__ = ["StaleTemplateError", "NoOutputTimeoutExpired", "error_from_errno",
-           "lost_status_error"]
+__all__ = ["StaleTemplateError", "TimeoutExpired", "NoOutputTimeoutExpired",
+           "error_from_errno", "lost_status_error"]
 
 
 class StaleTemplateError(OSError):
@@ -28,15 +28,47 @@ class StaleTemplateError(OSError):
         super().__init__(errno.ESTALE, os.strerror(errno.ESTALE), filename)
 
 
-class NoOutputTimeoutExpired(subprocess.TimeoutExpired):
+class TimeoutExpired(subprocess.TimeoutExpired):
+    """run(timeout=...) elapsed: subprocess.TimeoutExpired (code catching
+    that works) plus what the output limit did to the output so far.
+
+    output/stderr are the output so far as run() shows it (joined, with the
+    truncation marker when bytes were dropped); stdout_head/stdout_tail are
+    the bytes (or text) kept from the start and the end, stdout_dropped how
+    many bytes between them were not kept; the same for stderr.
+    """
+
+    def __init__(self, cmd: object, timeout: float, output: object = None,
+                 stderr: object = None, *, stdout_head: object = None,
+                 stdout_tail: object = None, stdout_dropped: int = 0,
+                 stderr_head: object = None, stderr_tail: object = None,
+                 stderr_dropped: int = 0) -> None:
+        super().__init__(cmd, timeout, output, stderr)  # type: ignore[arg-type]
+        self.stdout_head = stdout_head
+        self.stdout_tail = stdout_tail
+        self.stdout_dropped = stdout_dropped
+        self.stderr_head = stderr_head
+        self.stderr_tail = stderr_tail
+        self.stderr_dropped = stderr_dropped
+
+    def _what(self) -> str:
+        return super().__str__()
+
+    def __str__(self) -> str:
+        if not (self.stdout_dropped or self.stderr_dropped):
+            return self._what()
+        return (f"{self._what()} ({self.stdout_dropped} bytes of stdout and "
+                f"{self.stderr_dropped} of stderr dropped by the output limit)")
+
+
+class NoOutputTimeoutExpired(TimeoutExpired):
     """run(no_output_timeout=...) elapsed without any output from the child.
 
     A subclass of subprocess.TimeoutExpired, so code catching that works.
     """
 
-    def __str__(self) -> str:
-        return (f"Command '{self.cmd}' produced no output for "
-                f"{self.timeout} seconds")
+    def _what(self) -> str:
+        return f"Command '{self.cmd}' produced no output for {self.timeout} seconds"
 
 
 def error_from_errno(err: int, filename: Optional[Union[str, bytes]] = None) -> OSError:

@@ -29,8 +29,7 @@ from typing import (Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequ
                     Tuple, Union)
 
 from ._pump import Capture, Pump
-from ._results import KILL_GRACE, CompletedProcess, _result, run_params
-from ._tree import _pipe_writers, _pids
+from ._results import DEFAULT_OUTPUT_LIMIT, KILL_GRACE, CompletedProcess, _result, run_params
 
 __all__ = ["Process", "Template", "TemplateCache", "backend", "kernel_has_spawn_template",
            "run", "spawn", "template_cache", "warm_shutdown", "warm_stats", "which"]
@@ -163,12 +162,38 @@ def _kill(pid: int, sig: int) -> bool:
 
 
 def _holders(inodes: Sequence[int]) -> Set[int]:
-    """The processes that hold a write end of these pipes (and no read
-    end): orphans that may have left the child's process group.  Found by
-    pid in /proc, without it nothing."""
+    """The processes that hold a write end of these pipes and no read end
+    (a fork of this interpreter holds both): orphans that may have left the
+    child's process group.  Found by pid in /proc, without it nothing.  The
+    fallback's own search: there is no library here (spawnkit_kill_tree(3)
+    is the binding's policy)."""
     if not inodes or not _HAVE_PROC:
         return set()
-    return _pipe_writers(set(inodes), {os.getpid()}, _pids())
+    links = {f"pipe:[{ino}]" for ino in inodes}
+    me = os.getpid()
+    found = set()
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == me:
+            continue
+        modes = set()
+        try:
+            fds = os.listdir(f"/proc/{name}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                if os.readlink(f"/proc/{name}/fd/{fd}") not in links:
+                    continue
+                with open(f"/proc/{name}/fdinfo/{fd}", "rb") as f:
+                    info = f.read()
+            except OSError:
+                continue
+            for line in info.splitlines():
+                if line.startswith(b"flags:"):
+                    modes.add(int(line.split()[1], 8) & os.O_ACCMODE == os.O_RDONLY)
+        if modes == {False}:
+            found.add(int(name))
+    return found
 
 
 class EmptyArgvError(ValueError, IndexError):
@@ -285,7 +310,7 @@ def _kill_and_drain(proc: Process, pump: _RunPump, grace: float) -> None:
 
 def run(args: Any, *, input: Union[None, bytes, str] = None,
         timeout: Optional[float] = None, no_output_timeout: Optional[float] = None,
-        capture_output: bool = True, output_limit: Optional[int] = None,
+        capture_output: bool = True, output_limit: Optional[int] = DEFAULT_OUTPUT_LIMIT,
         stdin: Any = None, stdout: Any = None, stderr: Any = None, cwd: Any = None,
         env: Optional[Mapping[Any, Any]] = None, check: bool = False,
         text: Optional[bool] = None, encoding: Optional[str] = None,
@@ -345,5 +370,5 @@ def run(args: Any, *, input: Union[None, bytes, str] = None,
                 except OSError:
                     pass
     assert returncode is not None                  # both branches above waited
-    kept = [None if fd is None else captures[fd].value() for fd in out_fds]
+    kept = [None if fd is None else captures[fd].parts() for fd in out_fds]
     return _result(args, why, returncode, kept, tp, check, timeout, no_output_timeout)

@@ -1,8 +1,11 @@
 """The pure-Python output capture and pipe pumps: Capture keeps a stream
 (head and tail under a limit), PumpCore moves bytes between a child's pipes
 and Captures, Pump drives PumpCore with poll().  Used by
-Process.communicate(), spawnkit.aio and the portable fallback (_fallback.py),
-so nothing here needs the compiled binding."""
+Process.communicate() (pipes of a Process the caller drives, which the
+library's spawnkit_run() does not serve), spawnkit.aio and the portable
+fallback (_fallback.py, where there is no library at all), so nothing here
+needs the compiled binding.  spawnkit.run() does not use it: its pump,
+capture and limits are the library's (spawnkit_run(3))."""
 from __future__ import annotations
 
 import os
@@ -47,14 +50,19 @@ class Capture:
             if len(self.tail) > 2 * self.tail_max + CHUNK:
                 del self.tail[:len(self.tail) - self.tail_max]
 
-    def value(self) -> Tuple[bytes, int]:
-        """(kept bytes, number of bytes dropped from the middle)."""
+    def parts(self) -> Tuple[bytes, bytes, int]:
+        """(head, tail, number of bytes dropped between them)."""
         if self.limit is None:
-            return b"".join(self.chunks), 0
+            return b"".join(self.chunks), b"", 0
         if len(self.tail) > self.tail_max:
             del self.tail[:len(self.tail) - self.tail_max]
-        kept = bytes(self.head) + bytes(self.tail)
-        return kept, self.total - len(kept)
+        head, tail = bytes(self.head), bytes(self.tail)
+        return head, tail, self.total - len(head) - len(tail)
+
+    def value(self) -> Tuple[bytes, int]:
+        """(kept bytes, number of bytes dropped from the middle)."""
+        head, tail, dropped = self.parts()
+        return head + tail, dropped
 
 
 class PumpCore:

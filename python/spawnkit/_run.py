@@ -1,63 +1,360 @@
-"""run(): subprocess.run() with the defaults an agent runtime wants.
+"""run(): subprocess.run() with the defaults an agent runtime wants, as one
+call of the library's spawnkit_run(3) made without the GIL.
 
-- stdin is /dev/null unless `input` is given (a tool never waits on a tty);
-- stdout and stderr are captured by default;
-- a timeout (or no_output_timeout) kills the whole tree, including orphaned
-  grandchildren still holding the pipes, then drains the pipes for at most
-  kill_grace seconds, so a call always returns;
-- output_limit keeps the head and the tail of each stream and reports how
-  many bytes were dropped between them;
-- no fd above 2 reaches the child (spawn templates close them).
+The library does the whole run: the child starts in a session of its own
+(new_session=False opts out), stdin is fed, stdout and stderr are pumped
+into head+tail captures (1 MiB per stream by default), the timeout, the
+no-output timeout and the wait delay apply, the child is reaped through its
+pidfd, and what is left of its tree (background jobs of a successful call
+included) is killed.  This module checks the options once, turns them into
+a struct spawnkit_run_opts, and turns the result into a CompletedProcess:
+no pump, capture, PATH search or tree kill of its own.
+
+on_stdout/on_stderr and signal handlers run inside the call: the library
+calls back into Python (cffi re-takes the GIL), and an exception raised
+there (a callback's, or KeyboardInterrupt from a handler) stops the run,
+kills the tree, and is raised from run() after.
 """
 from __future__ import annotations
 
+import codecs
+import errno
+import io
 import os
-import signal
 import subprocess
-import time
-from typing import Any, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+import threading
+from typing import (TYPE_CHECKING, Any, Callable, Iterable, List, Mapping, Optional,
+                    Sequence, Tuple, Union, overload)
 
-from ._io import (DEADLINE, EOF, IDLE, NONE, _FOREVER, Capture, Pump, RunIO,
-                  deadline_ns, wait_pidfd)
-from ._process import Argv, Process, _spawn_raw
-from ._results import (KILL_GRACE, CompletedProcess, _decode, _encode_input,  # noqa: F401
-                       _result, _text_params, _timeout_error, run_params)
+from ._cache import REMAKES, template_cache
+from ._errors import NoOutputTimeoutExpired, TimeoutExpired, error_from_errno, lost_status_error
+from ._ffi import ffi, lib
+from ._communicate import communicate  # noqa: F401  (Process.communicate() imports it here)
+from ._process import (RESTORED_SIGNALS, Argv, _argv_bytes, _envp, _pass_fds_actions,
+                       _resolve, _sigset_arg)
+from ._results import (DEFAULT_OUTPUT_LIMIT, KILL_GRACE, CompletedProcess, TextParams,
+                       _decode, _encode_input, _text_params)
+from . import _runopts as opt
 from ._template import StrOrBytesPath
-from ._tree import kill_tree
 
-__all__ = ["CompletedProcess", "run", "KILL_GRACE"]
+if TYPE_CHECKING:
+    from typing import Literal
 
-_WHY = {EOF: "eof", DEADLINE: "timeout", IDLE: "idle"}
-_DRAIN_FIRST_NS = 50_000_000     # drain before searching every session for holders
+    from typing_extensions import TypedDict, Unpack
+
+    class _Options(TypedDict, total=False):
+        input: Union[None, bytes, str]
+        timeout: Optional[float]
+        no_output_timeout: Optional[float]
+        wait_delay: Optional[float]
+        capture_output: bool
+        output_limit: Optional[int]
+        truncation_marker: bool
+        stdin: Any
+        stdout: Any
+        stderr: Any
+        cwd: Union[None, StrOrBytesPath, int]
+        env: Optional[Mapping[Any, Any]]
+        check: bool
+        executable: Optional[StrOrBytesPath]
+        pass_fds: Sequence[int]
+        inherit_fds: bool
+        signal_mask: Optional[Iterable[int]]
+        default_signals: Iterable[int]
+        restore_signals: bool
+        kill_grace: float
+        new_session: Optional[bool]
+        rlimits: Optional[opt.RlimitsArg]
+        umask: Optional[int]
+        cgroup: Union[None, int, StrOrBytesPath]
+        warm: bool
+        preload: Optional[Sequence[str]]
+
+__all__ = ["CompletedProcess", "run", "KILL_GRACE", "DEFAULT_OUTPUT_LIMIT"]
+
+_PIPE, _DEVNULL, _STDOUT = subprocess.PIPE, subprocess.DEVNULL, subprocess.STDOUT
+_M_PIPE = lib.SPAWNKIT_RUN_PIPE
+_M_DEVNULL = lib.SPAWNKIT_RUN_DEVNULL
+_M_INHERIT = lib.SPAWNKIT_RUN_INHERIT
+_M_FD = lib.SPAWNKIT_RUN_FD
+_M_STDOUT = lib.SPAWNKIT_RUN_STDOUT
+_TIMED_OUT = lib.SPAWNKIT_RUN_TIMED_OUT
+_NO_OUTPUT = lib.SPAWNKIT_RUN_NO_OUTPUT
+_JOIN_BYTES = lib.SPAWNKIT_JOIN_MARKER
+_JOIN_TEXT = lib.SPAWNKIT_JOIN_MARKER | lib.SPAWNKIT_JOIN_LINES
+_REMAKE_ERRNOS = (errno.ESTALE, errno.EACCES)
+_UNLIMITED = (1 << 64) - 1 if ffi.sizeof("size_t") == 8 else (1 << 32) - 1
+
+# The actions every default call has: SIGPIPE and SIGXFSZ back to SIG_DFL
+# (restore_signals=True), as one shared read-only array.
+_SIGDEFAULT = lib.SPAWN_TEMPLATE_ACTION_SIGDEFAULT
+_SIGMASK = lib.SPAWN_TEMPLATE_ACTION_SIGMASK
+_DEFAULT_ACTIONS = ffi.new("struct spawn_template_action[]",
+                           [(_SIGDEFAULT, 0, 0, 0, _sigset_arg(RESTORED_SIGNALS))])
 
 
-def _kill_and_drain(pid: int, pidfd: int, io: RunIO, grace: float) -> None:
-    """Kill the tree, then read what is left for at most `grace` seconds.
-    Pipe holders are searched in our session first; only if the pipes are
-    still open a moment later is every process on the system searched."""
-    end = time.monotonic_ns() + int(max(0.0, min(grace, _FOREVER)) * 1e9)
-    inodes = io.pipe_inodes()
-    kill_tree(_unreaped(pid, io), pidfd, signal.SIGKILL, inodes)
-    if io.pump(min(end, time.monotonic_ns() + _DRAIN_FIRST_NS)) != EOF:
-        kill_tree(_unreaped(pid, io), pidfd, signal.SIGKILL, inodes, all_sessions=True)
-        io.pump(end)
+class _Call:
+    """One run's Python side, reached from the library's callbacks through
+    a handle: the output callbacks (with their decoders in text mode) and
+    the first exception raised in a callback or a signal handler."""
+
+    __slots__ = ("fns", "decoders", "exc")
+
+    def __init__(self) -> None:
+        self.fns: List[Optional[Callable[[Any], object]]] = [None, None, None]
+        self.decoders: List[Optional[Any]] = [None, None, None]
+        self.exc: Optional[BaseException] = None
+
+    def flush(self) -> None:
+        """The text a decoder still holds at the end (a final partial
+        character becomes U+FFFD or an error, per errors=)."""
+        for fd in (1, 2):
+            dec, fn = self.decoders[fd], self.fns[fd]
+            if dec is not None and fn is not None:
+                rest = dec.decode(b"", True)
+                if rest:
+                    fn(rest)
 
 
-def _unreaped(pid: int, io: Optional[RunIO]) -> Optional[int]:
-    """pid for kill_tree()'s descendant search, or None once the pump has
-    reaped the child (the pid may belong to another process by then)."""
-    return pid if io is None or io.child_status() is None else None
+# A signal handler may raise as a callback is entered, before its own try:
+# cffi hands that exception here, on the thread of the run.
+_entry = threading.local()
 
 
-def _reap(pidfd: int, deadline: int, pid: int, io: RunIO) -> Optional[int]:
-    """The returncode: what the pump reaped, else wait_pidfd()."""
-    rc = io.child_status()
-    return rc if rc is not None else wait_pidfd(pidfd, deadline, pid)
+def _callback_error(exc_type: Any, exc: BaseException, tb: Any) -> int:
+    _entry.exc = exc
+    return 1                                 # stop the run
+
+
+def _entry_exception() -> Optional[BaseException]:
+    exc: Optional[BaseException] = getattr(_entry, "exc", None)
+    if exc is not None:
+        _entry.exc = None
+    return exc
+
+
+@ffi.def_extern(onerror=_callback_error)  # type: ignore[misc]
+def _sk_run_on_output(ctx: Any, fd: int, data: Any, n: int) -> int:
+    call: _Call = ffi.from_handle(ctx)
+    fn = call.fns[fd]
+    if fn is None or call.exc is not None:
+        return 0
+    try:
+        chunk: Any = ffi.unpack(ffi.cast("char *", data), n)
+        dec = call.decoders[fd]
+        if dec is not None:
+            chunk = dec.decode(chunk)
+            if not chunk:
+                return 0
+        fn(chunk)
+    except BaseException as e:
+        call.exc = e
+        return 1
+    return 0
+
+
+def _run_handlers() -> None:
+    """Returning here from a loop's back edge makes the interpreter run the
+    signal handlers that are pending (they run only in the main thread)."""
+    for _ in range(1):
+        pass
+
+
+@ffi.def_extern(onerror=_callback_error)  # type: ignore[misc]
+def _sk_run_on_signal(ctx: Any) -> int:
+    call: _Call = ffi.from_handle(ctx)
+    try:
+        _run_handlers()
+    except BaseException as e:
+        call.exc = e
+        return 1
+    return 0
+
+
+def _stdio_mode(spec: Any, i: int) -> Tuple[int, int]:
+    """(std_mode, std_fd) of a stdin/stdout/stderr argument."""
+    if spec == _PIPE:
+        return _M_PIPE, -1
+    if spec is None:
+        return _M_INHERIT, -1
+    if spec == _DEVNULL:
+        return _M_DEVNULL, -1
+    if spec == _STDOUT:
+        if i != 2:
+            raise ValueError("STDOUT is only valid for stderr")
+        return _M_STDOUT, -1
+    if isinstance(spec, int) and not isinstance(spec, bool):
+        if spec < 0:
+            raise ValueError(f"invalid file descriptor {spec}")
+        fd = spec
+    elif hasattr(spec, "fileno"):
+        fd = spec.fileno()
+    else:
+        raise TypeError(f"invalid stdio spec {spec!r}: use PIPE, DEVNULL, STDOUT, an fd or a file")
+    return (_M_INHERIT, -1) if fd == i else (_M_FD, fd)
+
+
+def _bytes_of(p: Any, n: int) -> bytes:
+    return ffi.unpack(p, n) if n else b""
+
+
+def _output(out: Any, join: int) -> Tuple[bytes, bytes, bytes, int]:
+    """(shown, head, tail, dropped) of one stream of a result (out: a
+    pointer to its struct spawnkit_run_output)."""
+    head = _bytes_of(out.head, out.head_len)
+    tail = _bytes_of(out.tail, out.tail_len)
+    dropped = int(out.dropped)
+    if not dropped or not join:
+        return head + tail, head, tail, dropped
+    n = lib.spawnkit_run_output_join(out, join, ffi.NULL, 0)
+    if n < 0:
+        raise error_from_errno(-n)
+    buf = ffi.new("char[]", n + 1)
+    lib.spawnkit_run_output_join(out, join, buf, n + 1)
+    return ffi.unpack(buf, n), head, tail, dropped
+
+
+def _incremental(tp: Tuple[str, str]) -> Any:
+    """A decoder for streamed text: no character split across chunks, and
+    universal newlines as run()'s stdout has them."""
+    return io.IncrementalNewlineDecoder(codecs.getincrementaldecoder(tp[0])(tp[1]), True)
+
+
+def _actions(o: Any, keep: List[Any], signal_mask: Optional[Iterable[int]],
+             default_signals: Iterable[int], restore_signals: bool,
+             pass_fds: Sequence[int], inherit_fds: bool,
+             limits: List[Tuple[int, int, int]], mask: Optional[int]) -> bool:
+    """Put the extra actions into o; True if fds are passed (INHERIT_FDS)."""
+    defaults = list(default_signals)
+    if (restore_signals and not defaults and signal_mask is None and not pass_fds
+            and not limits and mask is None):
+        o.actions = _DEFAULT_ACTIONS
+        o.nr_actions = 1
+        return inherit_fds
+    acts: List[Tuple[int, int, int, int, int]] = []
+    if restore_signals:
+        defaults.extend(RESTORED_SIGNALS)
+    if defaults:
+        acts.append((_SIGDEFAULT, 0, 0, 0, _sigset_arg(defaults)))
+    if signal_mask is not None:
+        acts.append((_SIGMASK, 0, 0, 0, _sigset_arg(signal_mask)))
+    passed = []
+    for fd in pass_fds:
+        if not isinstance(fd, int) or isinstance(fd, bool) or fd < 0:
+            raise ValueError(f"invalid fd in pass_fds: {fd!r}")
+        if fd > 2:
+            os.fstat(fd)                             # EBADF here, naming no program
+            passed.append(fd)
+    if passed:
+        pa = _pass_fds_actions(passed)
+        if inherit_fds:
+            pa = [a for a in pa if a[0] != lib.SPAWN_TEMPLATE_ACTION_CLOSE_RANGE]
+        acts.extend(pa)
+    n = len(acts) + len(limits) + (mask is not None)
+    arr = ffi.new("struct spawn_template_action[]", n)
+    for i, a in enumerate(acts):
+        arr[i] = a
+    i = len(acts)
+    for res, soft, hard in limits:
+        rl = ffi.new("struct spawn_template_rlimit *", (soft, hard))
+        keep.append(rl)
+        lib.spawnkit_action_setrlimit(arr + i, res, rl)
+        i += 1
+    if mask is not None:
+        lib.spawnkit_action_umask(arr + i, mask)
+    keep.append(arr)
+    o.actions = arr
+    o.nr_actions = n
+    return inherit_fds or bool(passed)
+
+
+def _cwd(cwd: Any, keep_fds: List[int]) -> Tuple[int, Optional[bytes]]:
+    """(the child's cwd fd, its path for the PATH search)."""
+    if cwd is None:
+        return -1, None
+    if isinstance(cwd, int) and not isinstance(cwd, bool):
+        os.fstat(cwd)                                # EBADF here, not in the child
+        return cwd, os.fsencode(os.readlink(f"/proc/self/fd/{cwd}"))
+    # opened as given, so an error names it as given
+    fd = os.open(os.fspath(cwd), os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+    keep_fds.append(fd)
+    return fd, os.fsencode(cwd)
+
+
+def _spawnkit_run(o: Any, res: Any, program: bytes, path: bytes) -> None:
+    """spawnkit_run() from the cached template for path; a template that
+    fails with ESTALE (file replaced) or EACCES (credentials changed) is
+    remade, at most REMAKES times, as spawn() does."""
+    tmpl = None
+    for attempt in range(REMAKES + 1):
+        try:
+            tmpl, ptr = template_cache.acquire(path, tmpl if attempt else None)
+        except OSError as e:
+            raise error_from_errno(e.errno or 0, os.fsdecode(program)) from None
+        o.tmpl = ptr
+        try:
+            rc = lib.spawnkit_run(o, res)
+        finally:
+            tmpl._release()
+        if rc == 0:
+            return
+        if -rc not in _REMAKE_ERRNOS or attempt == REMAKES:
+            raise error_from_errno(-rc, os.fsdecode(program))
+
+
+@overload
+def run(args: Argv, *, text: Literal[True], encoding: Optional[str] = None,
+        errors: Optional[str] = None, universal_newlines: Optional[bool] = None,
+        on_stdout: Optional[Callable[[str], object]] = None,
+        on_stderr: Optional[Callable[[str], object]] = None,
+        **kwargs: Unpack[_Options]) -> CompletedProcess[str]: ...
+
+
+@overload
+def run(args: Argv, *, text: Optional[bool] = None, encoding: str,
+        errors: Optional[str] = None, universal_newlines: Optional[bool] = None,
+        on_stdout: Optional[Callable[[str], object]] = None,
+        on_stderr: Optional[Callable[[str], object]] = None,
+        **kwargs: Unpack[_Options]) -> CompletedProcess[str]: ...
+
+
+@overload
+def run(args: Argv, *, text: Optional[bool] = None, encoding: Optional[str] = None,
+        errors: str, universal_newlines: Optional[bool] = None,
+        on_stdout: Optional[Callable[[str], object]] = None,
+        on_stderr: Optional[Callable[[str], object]] = None,
+        **kwargs: Unpack[_Options]) -> CompletedProcess[str]: ...
+
+
+@overload
+def run(args: Argv, *, text: Optional[bool] = None, encoding: Optional[str] = None,
+        errors: Optional[str] = None, universal_newlines: Literal[True],
+        on_stdout: Optional[Callable[[str], object]] = None,
+        on_stderr: Optional[Callable[[str], object]] = None,
+        **kwargs: Unpack[_Options]) -> CompletedProcess[str]: ...
+
+
+@overload
+def run(args: Argv, *, text: Literal[False, None] = None, encoding: None = None,
+        errors: None = None, universal_newlines: Literal[False, None] = None,
+        on_stdout: Optional[Callable[[bytes], object]] = None,
+        on_stderr: Optional[Callable[[bytes], object]] = None,
+        **kwargs: Unpack[_Options]) -> CompletedProcess[bytes]: ...
+
+
+@overload
+def run(args: Argv, *, text: Optional[bool] = None, encoding: Optional[str] = None,
+        errors: Optional[str] = None, universal_newlines: Optional[bool] = None,
+        on_stdout: Optional[Callable[[Any], object]] = None,
+        on_stderr: Optional[Callable[[Any], object]] = None,
+        **kwargs: Unpack[_Options]) -> CompletedProcess[Any]: ...
 
 
 def run(args: Argv, *, input: Union[None, bytes, str] = None,
         timeout: Optional[float] = None, no_output_timeout: Optional[float] = None,
-        capture_output: bool = True, output_limit: Optional[int] = None,
+        wait_delay: Optional[float] = None,
+        capture_output: bool = True, output_limit: Optional[int] = DEFAULT_OUTPUT_LIMIT,
+        truncation_marker: bool = True,
         stdin: Any = None, stdout: Any = None, stderr: Any = None,
         cwd: Union[None, StrOrBytesPath, int] = None,
         env: Optional[Mapping[Any, Any]] = None, check: bool = False,
@@ -67,107 +364,199 @@ def run(args: Argv, *, input: Union[None, bytes, str] = None,
         pass_fds: Sequence[int] = (), inherit_fds: bool = False,
         signal_mask: Optional[Iterable[int]] = None,
         default_signals: Iterable[int] = (), restore_signals: bool = True,
-        kill_grace: float = KILL_GRACE, warm: bool = False,
-        preload: Optional[Sequence[str]] = None) -> CompletedProcess:
-    """Run a command and return a CompletedProcess (see module docstring).
+        kill_grace: float = KILL_GRACE, new_session: Optional[bool] = None,
+        on_stdout: Optional[Callable[[Any], object]] = None,
+        on_stderr: Optional[Callable[[Any], object]] = None,
+        rlimits: Optional[opt.RlimitsArg] = None, umask: Optional[int] = None,
+        cgroup: Union[None, int, StrOrBytesPath] = None,
+        warm: bool = False, preload: Optional[Sequence[str]] = None) -> CompletedProcess[Any]:
+    """Run a command to its end and return a CompletedProcess.
 
-    Differences from subprocess.run(): capture_output defaults to True and
-    stdin to DEVNULL; on timeout the whole tree is killed; output_limit;
-    no_output_timeout raises NoOutputTimeoutExpired (a TimeoutExpired); there
-    is no shell=True (pass ["sh", "-c", cmd]).  Exceptions otherwise match:
-    FileNotFoundError/PermissionError/OSError for a program that cannot
-    start, TimeoutExpired with the output so far, CalledProcessError if check.
-    warm=True starts a Python call from a warm interpreter when it fits
-    (docs/warm.md); the result is the same, only faster.  preload: modules
-    the warm interpreter imports once (then visible in sys.modules: opt-in).
+    As subprocess.run(), except: stdin is /dev/null and stdout/stderr are
+    captured by default; the child starts in a new session (no controlling
+    terminal: /dev/tty fails at once instead of waiting on a prompt), and
+    whatever is left of it after it exits (background jobs) or on a timeout
+    is killed; there is no shell=True (pass ["sh", "-c", cmd]).
+
+    timeout: seconds for the whole run (TimeoutExpired, a
+        subprocess.TimeoutExpired); no_output_timeout: seconds without any
+        output (NoOutputTimeoutExpired); wait_delay: once the child has
+        exited, seconds its pipes may stay open (held by a background job)
+        before their holders are killed, as Go's exec.Cmd.WaitDelay; the
+        child's own status is returned.  None: no limit.
+    output_limit: bytes kept per stream, half from the start and half from
+        the end (default 1 MiB; None keeps everything); stdout then shows
+        "[... N bytes omitted ...]" where bytes were dropped (at line
+        boundaries in text mode) unless truncation_marker=False.  The kept
+        parts are stdout_head/stdout_tail, the count stdout_dropped.
+    on_stdout/on_stderr: called with each chunk as it comes (bytes, or str
+        in text mode, never splitting a character); an exception raised
+        there stops the run, kills the tree and is raised from run().
+    new_session: False keeps the child in the caller's session and process
+        group (default True; warm=True calls default to False, as a warm
+        interpreter cannot start a session; pass True to run them cold).
+    rlimits: {"RLIMIT_NOFILE" or resource.RLIMIT_NOFILE: (soft, hard) or
+        both}; umask: the child's umask; cgroup: a writable cgroup2
+        directory (path or fd) the child starts in, killed whole at the end.
+    warm/preload: start a Python call from a warm interpreter when it fits
+        (docs/warm.md); the result is the same, only faster.
+    kill_grace is accepted for the portable fallback and aio.run(); the
+        library drains for at most 2 seconds after a kill.
+    Exceptions otherwise match subprocess: FileNotFoundError/PermissionError
+    /OSError for a program that cannot start, CalledProcessError if check.
     """
-    stdin, stdout, stderr, data, tp = run_params(
-        input, stdin, stdout, stderr, capture_output, no_output_timeout,
-        output_limit, text, encoding, errors, universal_newlines)
-
-    pid, pidfd, fds = _spawn_raw(
-        args, stdin=stdin, stdout=stdout, stderr=stderr, executable=executable,
-        cwd=cwd, env=env, pass_fds=pass_fds, inherit_fds=inherit_fds,
-        signal_mask=signal_mask, default_signals=default_signals,
-        restore_signals=restore_signals, warm=warm, preload=preload)
-    # The I/O, the wait and the reap are C calls without the GIL (RunIO,
-    # wait_pidfd).  Ownership: the pidfd is run()'s (closed in `finally`);
-    # the pipe ends are run()'s until RunIO takes them, then RunIO's.
-    io: Optional[RunIO] = None
-    returncode: Optional[int] = None
+    if input is not None and stdin is not None:
+        raise ValueError("stdin and input arguments may not both be used.")
+    tp = _text_params(text, encoding, errors, universal_newlines)
+    o = ffi.new("struct spawnkit_run_opts *")
+    lib.spawnkit_run_opts_init(o)
+    keep: List[Any] = []
+    close_fds: List[int] = []
+    call = _Call()
     try:
-        deadline = deadline_ns(timeout, time.monotonic_ns())
-        io = RunIO(fds[0], data, fds[1], fds[2], output_limit)
-        io.watch_child(pidfd)
-        code = io.pump(deadline, deadline_ns(no_output_timeout))
-        if code == EOF:
-            returncode = _reap(pidfd, deadline, pid, io)
-            if returncode is None:
-                code = DEADLINE                  # pipes closed, child still running
-        if code != EOF:
-            _kill_and_drain(pid, pidfd, io, kill_grace)
-            returncode = _reap(pidfd, NONE, pid, io)
-        kept = io.outputs()
-    except BaseException:
-        if returncode is None:                   # interrupted: leave nothing behind
-            inodes = (io.pipe_inodes() if io is not None
-                      else [os.fstat(fd).st_ino for fd in fds[1:] if fd is not None])
-            kill_tree(_unreaped(pid, io), pidfd, signal.SIGKILL, inodes)
-            if _unreaped(pid, io) is not None:
-                try:
-                    wait_pidfd(pidfd)
-                except ChildProcessError:
-                    pass                         # already reaped elsewhere
-        raise
-    finally:
-        os.close(pidfd)
-        if io is not None:
-            io.close()
+        # ---- what the child gets ----
+        argv_b = _argv_bytes(args)
+        if input is not None:
+            data = _encode_input(input, tp)
+            if data:
+                buf = ffi.from_buffer(data)
+                keep.append(buf)
+                o.input = buf
+                o.input_len = len(data)
+        elif stdin is None:
+            o.std_mode[0] = _M_DEVNULL
         else:
-            for fd in fds:
-                if fd is not None:
-                    os.close(fd)
+            o.std_mode[0], o.std_fd[0] = _stdio_mode(stdin, 0)
+        capture = opt.check_bool("capture_output", capture_output)
+        if stdout is not None or not capture:
+            o.std_mode[1], o.std_fd[1] = _stdio_mode(_PIPE if stdout is None and capture
+                                                     else stdout, 1)
+        if stderr is not None or not capture:
+            o.std_mode[2], o.std_fd[2] = _stdio_mode(_PIPE if stderr is None and capture
+                                                     else stderr, 2)
+        piped = [o.std_mode[i] == _M_PIPE for i in (0, 1, 2)]
+        if output_limit != DEFAULT_OUTPUT_LIMIT:
+            if output_limit is None:
+                o.head[1] = o.head[2] = _UNLIMITED
+                o.tail[1] = o.tail[2] = 0
+            elif isinstance(output_limit, bool) or not isinstance(output_limit, int):
+                raise TypeError(f"output_limit must be an int or None, not {output_limit!r}")
+            elif output_limit < 0:
+                raise ValueError("output_limit must be >= 0")
+            else:
+                o.head[1] = o.head[2] = (output_limit + 1) // 2
+                o.tail[1] = o.tail[2] = output_limit // 2
+        join = (_JOIN_TEXT if tp else _JOIN_BYTES) if opt.check_bool(
+            "truncation_marker", truncation_marker) else 0
 
-    assert returncode is not None                # reaped on every path that gets here
-    return _result(args, _WHY[code], returncode,
-                   [None if fds[i] is None else kept[i - 1] for i in (1, 2)],
-                   tp, check, timeout, no_output_timeout)
+        # ---- how the run ends ----
+        if timeout is not None:
+            o.timeout_ms = opt.milliseconds("timeout", timeout, True)
+        if no_output_timeout is not None:
+            if not (piped[1] or piped[2]):
+                raise ValueError("no_output_timeout needs stdout or stderr captured")
+            o.no_output_timeout_ms = opt.milliseconds("no_output_timeout",
+                                                      no_output_timeout, True)
+        if wait_delay is not None:
+            o.wait_delay_ms = opt.milliseconds("wait_delay", wait_delay, False)
+        opt.milliseconds("kill_grace", kill_grace, False)
+        if opt.check_bool("warm", warm):
+            o.flags |= lib.SPAWNKIT_RUN_WARM
+            if preload:
+                pre = ffi.new("char[]", ",".join(preload).encode())
+                keep.append(pre)
+                o.warm_preload = pre
+        elif preload:
+            raise ValueError("preload needs warm=True")
+        if new_session is None:
+            new_session = not warm
+        if not opt.check_bool("new_session", new_session):
+            o.flags |= lib.SPAWNKIT_RUN_NO_NEW_SESSION
+
+        # ---- callbacks: streamed output, and signal handlers ----
+        for fd, name, fn in ((1, "on_stdout", on_stdout), (2, "on_stderr", on_stderr)):
+            if opt.check_callback(name, fn) is not None:
+                if not piped[fd] and not (fd == 2 and o.std_mode[2] == _M_STDOUT):
+                    raise ValueError(f"{name} needs {name[3:]} captured (PIPE)")
+                call.fns[fd] = fn
+                call.decoders[fd] = None if tp is None else _incremental(tp)
+                o.on_output = lib._sk_run_on_output
+        if o.std_mode[2] == _M_STDOUT and call.fns[2] is not None and call.fns[1] is None:
+            raise ValueError("with stderr=STDOUT the output comes to on_stdout")
+        handle = ffi.new_handle(call)
+        o.ctx = handle
+        o.on_signal = lib._sk_run_on_signal
+
+        # ---- the child's environment, cwd, limits ----
+        if env is not None:
+            envp, env_keep = _envp(env)
+            keep.append(env_keep)
+            o.envp = envp
+        o.cwd_fd, cwd_path = _cwd(cwd, close_fds)
+        o.cgroup_fd, owned = opt.cgroup_fd(cgroup)
+        if owned:
+            close_fds.append(o.cgroup_fd)
+        if _actions(o, keep, signal_mask, default_signals, opt.check_bool(
+                "restore_signals", restore_signals), pass_fds,
+                opt.check_bool("inherit_fds", inherit_fds),
+                opt.rlimits(rlimits), opt.umask(umask)):
+            o.flags |= lib.SPAWNKIT_RUN_INHERIT_FDS
+        argv_c = [ffi.new("char[]", a) for a in argv_b]
+        argv_c.append(ffi.NULL)
+        keep.append(argv_c)
+        argv_p = ffi.new("char *[]", argv_c)
+        o.argv = argv_p
+
+        # ---- the run ----
+        program = os.fsencode(executable) if executable is not None else argv_b[0]
+        try:
+            path = _resolve(program, env, cwd_path)
+        except OSError as e:
+            # Name the program as the caller wrote it, as subprocess does.
+            raise error_from_errno(e.errno or 0, os.fsdecode(program)) from None
+        res = ffi.new("struct spawnkit_run_result *")
+        try:
+            _spawnkit_run(o, res, program, path)
+        finally:
+            exc = call.exc or _entry_exception()
+    finally:
+        for fd in close_fds:
+            os.close(fd)
+    try:
+        if exc is not None:
+            raise exc
+        call.flush()
+        status = res.status
+        why = res.why
+        outs = [_output(res.out + i, join) if piped[i] else None for i in (1, 2)]
+    finally:
+        lib.spawnkit_run_result_free(res)
+    if status == -1:
+        raise lost_status_error(res.pid)
+    return _completed(args, os.waitstatus_to_exitcode(status), why, outs, tp, check,
+                      timeout, no_output_timeout)
 
 
-def communicate(proc: Process, input: Any, timeout: Optional[float]) -> Tuple[Any, Any]:
-    """Process.communicate(): write input, read both pipes to EOF, wait."""
-    tp = proc._text_params
-    if proc._comm is None:
-        data = _encode_input(input, tp)
-        stdin_fd = None
-        close_fn = None
-        if proc.stdin is not None:
-            stdin_f = proc.stdin
-            try:
-                stdin_f.flush()
-            except BrokenPipeError:
-                pass
-            stdin_fd = stdin_f.fileno()
-
-            def close_fn(fd: int) -> None:
-                try:
-                    stdin_f.close()
-                except BrokenPipeError:
-                    pass
-        streams = [f for f in (proc.stdout, proc.stderr) if f is not None]
-        captures = {f.fileno(): Capture() for f in streams}
-        proc._comm = (Pump(stdin_fd, data, captures, close_fn), captures)
-    pump, captures = proc._comm
-    deadline = None if timeout is None else time.monotonic() + timeout
-    if pump.run(deadline) != "eof":
-        raise subprocess.TimeoutExpired(proc.args, timeout)  # type: ignore[arg-type]
-    proc.wait(None if deadline is None else max(0.0, deadline - time.monotonic()))
-    outs: List[Any] = []
-    for f in (proc.stdout, proc.stderr):
-        if f is None:
-            outs.append(None)
+def _completed(args: Any, returncode: int, why: int,
+               outs: List[Optional[Tuple[bytes, bytes, bytes, int]]], tp: TextParams,
+               check: bool, timeout: Optional[float],
+               no_output_timeout: Optional[float]) -> CompletedProcess[Any]:
+    """The CompletedProcess, or the TimeoutExpired/CalledProcessError."""
+    shown: List[Any] = [None, None]
+    parts: dict[str, Any] = {}
+    for i, name in ((0, "stdout"), (1, "stderr")):
+        out = outs[i]
+        if out is None:
             continue
-        kept, _ = captures[f.fileno()].value()
-        f.close()
-        outs.append(_decode(kept, 0, tp))
-    return outs[0], outs[1]
+        shown[i] = _decode(out[0], out[3], tp)
+        parts[name + "_head"] = _decode(out[1], out[3], tp)
+        parts[name + "_tail"] = _decode(out[2], out[3], tp)
+        parts[name + "_dropped"] = out[3]
+    if why & _TIMED_OUT:
+        raise TimeoutExpired(args, timeout, shown[0], shown[1], **parts)  # type: ignore[arg-type]
+    if why & _NO_OUTPUT:
+        raise NoOutputTimeoutExpired(args, no_output_timeout, shown[0], shown[1],  # type: ignore[arg-type]
+                                     **parts)
+    if check and returncode:
+        raise subprocess.CalledProcessError(returncode, args, shown[0], shown[1])
+    return CompletedProcess(args, returncode, shown[0], shown[1], **parts)

@@ -1,16 +1,18 @@
-"""output_limit: the C capture of run() (python/src/run_io.c) and the Python
-Capture of aio.run() (spawnkit/_io.py) must keep the same bytes.  Each case
-runs through both and is compared with kept_ref(), the rule written out."""
+"""output_limit: the library's capture behind run() (spawnkit_run(3)) and
+the Python Capture of aio.run() and the fallback (spawnkit/_pump.py) must
+keep the same bytes.  Each case runs through both and is compared with
+kept_ref(), the rule written out.  run() is called with
+truncation_marker=False where its stdout is compared byte for byte (the
+marker is tested in test_run_truncation.py)."""
 import asyncio
 import os
 import subprocess
-import time
 
 import pytest
 
 import spawnkit
 from spawnkit import aio
-from spawnkit._io import DEADLINE, EOF, Capture, RunIO, deadline_ns
+from spawnkit._pump import Capture
 
 
 def kept_ref(data, limit):
@@ -69,19 +71,22 @@ def test_run_and_aio_run_keep_the_same_bytes(data_files, n, limit):
     # writes of 1000 bytes on stdout and of 70000 (> one read) on stderr, at once
     argv = ["sh", "-c", f"dd if=out{n} bs=1000 status=none & "
                         f"dd if=err{n} bs=70000 status=none >&2; wait"]
-    r_c = spawnkit.run(argv, cwd=d, output_limit=limit, timeout=60)
+    r_c = spawnkit.run(argv, cwd=d, output_limit=limit, timeout=60, truncation_marker=False)
     r_py = asyncio.run(aio.run(argv, cwd=d, output_limit=limit, timeout=60))
     (ko, do), (ke, de) = kept_ref(out, limit), kept_ref(err, limit)
     assert outcome(r_c) == (0, ko, ke, do, de)
     assert outcome(r_py) == outcome(r_c)
     assert r_c.truncated == bool(do or de)
+    assert r_c.stdout_head + r_c.stdout_tail == ko
+    assert r_c.stderr_head + r_c.stderr_tail == ke
 
 
 @pytest.mark.parametrize("limit", [0, 1, 10, 11, 1 << 20])
 def test_same_bytes_on_timeout(limit):
     argv = ["sh", "-c", "seq 1 100000; seq 1 5000 >&2; sleep 100"]
     got = []
-    for call in (lambda: spawnkit.run(argv, output_limit=limit, timeout=1),
+    for call in (lambda: spawnkit.run(argv, output_limit=limit, timeout=1,
+                                      truncation_marker=False),
                  lambda: asyncio.run(aio.run(argv, output_limit=limit, timeout=1))):
         with pytest.raises(subprocess.TimeoutExpired) as ei:
             call()
@@ -103,7 +108,7 @@ def text_outcome(call):
 def test_same_text_in_text_mode(limit):
     argv = ["sh", "-c", "printf 'h\\351llo w\\303\\266rld\\r\\nend'"]
     kw = dict(output_limit=limit, encoding="utf-8")
-    got_c = text_outcome(lambda: spawnkit.run(argv, **kw))
+    got_c = text_outcome(lambda: spawnkit.run(argv, truncation_marker=False, **kw))
     got_py = text_outcome(lambda: asyncio.run(aio.run(argv, **kw)))
     kept, dropped = kept_ref(b"h\xe9llo w\xc3\xb6rld\r\nend", limit)
     if dropped:       # a cut may split a character: decoded with "replace"
@@ -113,39 +118,20 @@ def test_same_text_in_text_mode(limit):
     assert got_c == got_py == want
 
 
-# Chunk sequences fed to both captures as given: the C side reads them from
-# a pipe, one pump per write, so each read is one chunk (chunks above the
-# pipe's 64 KiB go in pieces).
+# Chunk sequences fed to the Python capture as given.
 CHUNKINGS = [[], [1], [5], [3, 3, 3], [1] * 13, [4, 20], [11], [12], [2, 9, 1],
              [6, 1, 6], [70000, 70000, 3], [65536, 1], [200000]]
 LIMITS = [None, 0, 1, 2, 3, 4, 5, 6, 7, 8, 11, 12, 13, 25, 100, 65535, 65537, 131073]
 
 
 @pytest.mark.parametrize("chunks", CHUNKINGS, ids=[f"{len(c)}x{sum(c)}" for c in CHUNKINGS])
-def test_c_capture_equals_python_capture_chunk_by_chunk(chunks):
+def test_python_capture_chunk_by_chunk_keeps_the_rule(chunks):
     payload = os.urandom(sum(chunks))
-    parts, at = [], 0
-    for c in chunks:
-        parts.append(payload[at:at + c])
-        at += c
     for limit in LIMITS:
         cap = Capture(limit)
-        r, w = os.pipe2(os.O_CLOEXEC)
-        io = RunIO(None, None, r, None, limit)
-        try:
-            for part in parts:
-                cap.feed(part)
-                view = memoryview(part)
-                while view:                      # a pipe holds 64 KiB
-                    n = os.write(w, view[:65536])
-                    view = view[n:]
-                    assert io.pump(deadline_ns(0.002, time.monotonic_ns())) == DEADLINE
-            os.close(w)
-            w = -1
-            assert io.pump() == EOF
-            c_out = io.outputs()[0]
-        finally:
-            io.close()
-            if w >= 0:
-                os.close(w)
-        assert c_out == cap.value() == kept_ref(payload, limit), (limit, chunks)
+        at = 0
+        for c in chunks:
+            cap.feed(payload[at:at + c])
+            at += c
+        head, tail, dropped = cap.parts()
+        assert cap.value() == (head + tail, dropped) == kept_ref(payload, limit), (limit, chunks)

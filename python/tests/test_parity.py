@@ -1,8 +1,10 @@
 """Behaviour parity with subprocess.run on a table of cases.
 
 Each case runs under subprocess.run(stdin=DEVNULL, capture_output=True) and
-spawnkit.run() with the same arguments; the results must match: stdout,
-stderr, returncode, or the exception type, errno and filename.
+spawnkit.run() with the same arguments (and output_limit=None: subprocess
+keeps everything, spawnkit 1 MiB per stream by default); the results must
+match: stdout, stderr, returncode, or the exception type, errno and
+filename.
 """
 import os
 import subprocess
@@ -89,7 +91,7 @@ def test_same_as_subprocess(tmp_path, name, make):
         sub_kw.pop("capture_output")
         sub_kw["stdout"] = subprocess.PIPE
     expected = outcome(subprocess.run, argv, sub_kw)
-    got = outcome(spawnkit.run, argv, kw)
+    got = outcome(spawnkit.run, argv, dict(kw, output_limit=None))
     assert got == expected
 
 
