@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import errno
 import os
-import stat
 import threading
 from typing import TYPE_CHECKING, Any, Optional, Union
 
@@ -43,13 +42,13 @@ def kernel_has_spawn_template() -> bool:
 
 
 def _search_path(name: bytes, path_env: Optional[bytes], cwd: Optional[bytes]) -> bytes:
-    """execvp's search, done in the parent: the first executable regular file
-    named `name` in the PATH directories; PermissionError if only matches
-    that cannot be executed exist (not executable, or a directory: execvp's
+    """execvp's search, done in the parent by the library
+    (spawnkit_pathsearch_cwd(3)): the first executable regular file named
+    `name` in the PATH directories; PermissionError if only matches that
+    cannot be executed exist (not executable, or a directory: execvp's
     EACCES), else FileNotFoundError.  Relative PATH elements (an empty one
     is ".") name directories under the child's working directory `cwd`, as
-    for execvp in the child.  The library's spawnkit_pathsearch_cwd() does
-    the search; the loop below only serves a library without it.
+    for execvp in the child.
     """
     if not name:
         # subprocess tries "dir/" for each PATH entry and execve says
@@ -57,25 +56,13 @@ def _search_path(name: bytes, path_env: Optional[bytes], cwd: Optional[bytes]) -
         raise error_from_errno(errno.EACCES, "")
     if path_env is None:
         path_env = os.fsencode(os.defpath)
-    if b"\0" not in path_env and b"\0" not in (cwd or b""):
-        out = ffi.new("char[]", 4096)
-        rc = lib.spawnkit_pathsearch_cwd(name, path_env, cwd or ffi.NULL, out, 4096)
-        if rc >= 0:
-            return os.path.abspath(bytes(ffi.string(out)))
+    if b"\0" in path_env or b"\0" in (cwd or b""):
+        raise ValueError("embedded null byte")
+    out = ffi.new("char[]", 4096)
+    rc = lib.spawnkit_pathsearch_cwd(name, path_env, cwd or ffi.NULL, out, 4096)
+    if rc < 0:
         raise error_from_errno(-rc, os.fsdecode(name))
-    denied = False
-    for d in path_env.split(b":"):
-        cand = os.path.join(cwd or b".", d or b".", name)
-        if os.access(cand, os.X_OK):
-            try:
-                if stat.S_ISREG(os.stat(cand).st_mode):
-                    return os.path.abspath(cand)
-            except OSError:
-                continue
-            denied = True          # a directory: exec would say EACCES
-        elif os.path.exists(cand):
-            denied = True
-    raise error_from_errno(13 if denied else 2, os.fsdecode(name))
+    return os.path.abspath(bytes(ffi.string(out)))
 
 
 def which(name: StrOrBytesPath, path: Optional[StrOrBytesPath] = None) -> str:
