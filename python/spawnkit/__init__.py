@@ -35,7 +35,7 @@ if fallback_reason is None:
     from ._template import Template, backend, kernel_has_spawn_template, which
     from ._warm import warm_shutdown, warm_stats
 else:
-    from ._fallback import (Process, Template, TemplateCache, backend,  # type: ignore[assignment]
+    from ._fallback import (Process, Template, TemplateCache, backend,  # type: ignore[assignment,no-redef,unused-ignore]
                             kernel_has_spawn_template, run, spawn, template_cache,
                             warm_shutdown, warm_stats, which)
 from .compat import patch_subprocess, unpatch_subprocess

@@ -318,7 +318,7 @@ def run(args: Any, *, input: Union[None, bytes, str] = None,
         executable: Any = None, pass_fds: Sequence[int] = (), inherit_fds: bool = False,
         signal_mask: Optional[Iterable[int]] = None, default_signals: Iterable[int] = (),
         restore_signals: bool = True, kill_grace: float = KILL_GRACE, warm: bool = False,
-        preload: Any = ()) -> CompletedProcess:
+        preload: Any = ()) -> CompletedProcess[Any]:
     """spawnkit.run() (see _run.py) over subprocess.Popen.  warm and preload
     change only the speed of a call, never its result: here every call is
     cold."""

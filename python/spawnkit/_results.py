@@ -48,7 +48,7 @@ class CompletedProcess(subprocess.CompletedProcess[_T]):
                  stderr_dropped: int = 0, *, stdout_head: Optional[_T] = None,
                  stdout_tail: Optional[_T] = None, stderr_head: Optional[_T] = None,
                  stderr_tail: Optional[_T] = None) -> None:
-        super().__init__(args, returncode, stdout, stderr)
+        super().__init__(args, returncode, stdout, stderr)  # type: ignore[arg-type,unused-ignore]
         self.stdout_dropped = stdout_dropped
         self.stderr_dropped = stderr_dropped
         # Without a head and a tail given (nothing dropped), the whole

@@ -70,7 +70,7 @@ if TYPE_CHECKING:
         warm: bool
         preload: Optional[Sequence[str]]
 
-__all__ = ["CompletedProcess", "run", "KILL_GRACE", "DEFAULT_OUTPUT_LIMIT"]
+__all__ = ["CompletedProcess", "run", "communicate", "KILL_GRACE", "DEFAULT_OUTPUT_LIMIT"]
 
 _PIPE, _DEVNULL, _STDOUT = subprocess.PIPE, subprocess.DEVNULL, subprocess.STDOUT
 _M_PIPE = lib.SPAWNKIT_RUN_PIPE
@@ -133,7 +133,7 @@ def _entry_exception() -> Optional[BaseException]:
     return exc
 
 
-@ffi.def_extern(onerror=_callback_error)  # type: ignore[misc]
+@ffi.def_extern(onerror=_callback_error)  # type: ignore[misc,untyped-decorator,unused-ignore]
 def _sk_run_on_output(ctx: Any, fd: int, data: Any, n: int) -> int:
     call: _Call = ffi.from_handle(ctx)
     fn = call.fns[fd]
@@ -160,7 +160,7 @@ def _run_handlers() -> None:
         pass
 
 
-@ffi.def_extern(onerror=_callback_error)  # type: ignore[misc]
+@ffi.def_extern(onerror=_callback_error)  # type: ignore[misc,untyped-decorator,unused-ignore]
 def _sk_run_on_signal(ctx: Any) -> int:
     call: _Call = ffi.from_handle(ctx)
     try:

@@ -57,7 +57,7 @@ def milliseconds(name: str, v: Optional[float], negative_is_zero: bool) -> int:
 def check_callback(name: str, fn: object) -> Optional[Callable[[Any], object]]:
     if fn is not None and not callable(fn):
         raise TypeError(f"{name} must be callable or None, not {fn!r}")
-    return fn  # type: ignore[return-value]
+    return fn  # type: ignore[return-value,unused-ignore]
 
 
 def _rlimit_value(name: str, v: object) -> int:

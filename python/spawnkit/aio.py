@@ -173,7 +173,7 @@ async def run(args: Argv, *, input: Union[None, bytes, str] = None,
               signal_mask: Optional[Iterable[int]] = None,
               default_signals: Iterable[int] = (), restore_signals: bool = True,
               kill_grace: float = KILL_GRACE, warm: bool = False,
-              preload: Optional[Sequence[str]] = None) -> CompletedProcess:
+              preload: Optional[Sequence[str]] = None) -> CompletedProcess[Any]:
     """spawnkit.run() for asyncio: same arguments, result and exceptions.
     Cancelling the task kills the child's whole tree.  warm: as run()."""
     loop = asyncio.get_running_loop()

@@ -2,17 +2,18 @@
 import os
 import shutil
 import time
+from typing import Iterable
 
 import pytest
 
 import spawnkit
 
 
-def _our_fds():
+def _our_fds() -> "set[str]":
     return set(os.listdir("/proc/self/fd"))
 
 
-def children_of(pid):
+def children_of(pid: int) -> "list[int]":
     """Pids whose parent is `pid` (living or zombie)."""
     out = []
     for name in os.listdir("/proc"):
@@ -29,7 +30,7 @@ def children_of(pid):
     return out
 
 
-def proc_state(pid):
+def proc_state(pid: int) -> "str | None":
     """The state letter of a process, or None if it no longer exists."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
@@ -39,11 +40,11 @@ def proc_state(pid):
     return data[data.rindex(b")") + 2:].split()[0].decode()
 
 
-def is_dead(pid):
+def is_dead(pid: int) -> bool:
     return proc_state(pid) in (None, "Z", "X")
 
 
-def wait_dead(pids, timeout=5.0):
+def wait_dead(pids: "Iterable[int]", timeout: float = 5.0) -> bool:
     """True once every pid is gone or a zombie (killed processes need a
     moment to be torn down); the caller asserts the result."""
     end = time.monotonic() + timeout
@@ -54,7 +55,7 @@ def wait_dead(pids, timeout=5.0):
     return all(is_dead(p) for p in pids)
 
 
-def need(tool):
+def need(tool: str) -> str:
     path = shutil.which(tool)
     if path is None:
         pytest.fail(f"test needs {tool!r} on PATH (see scripts/deps)")

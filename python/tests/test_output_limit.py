@@ -77,6 +77,8 @@ def test_run_and_aio_run_keep_the_same_bytes(data_files, n, limit):
     assert outcome(r_c) == (0, ko, ke, do, de)
     assert outcome(r_py) == outcome(r_c)
     assert r_c.truncated == bool(do or de)
+    assert r_c.stdout_head is not None and r_c.stdout_tail is not None
+    assert r_c.stderr_head is not None and r_c.stderr_tail is not None
     assert r_c.stdout_head + r_c.stdout_tail == ko
     assert r_c.stderr_head + r_c.stderr_tail == ke
 

@@ -156,6 +156,7 @@ def test_32_threads_x_50_runs():
             for i in range(50):
                 tag = b"%d-%d" % (t, i)
                 kind = i % 4
+                r: Any                   # bytes or text by kind
                 if kind == 0:
                     r = spawnkit.run(["echo", tag])
                     ok = (r.stdout, r.stderr) == (tag + b"\n", b"")
