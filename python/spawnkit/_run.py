@@ -23,7 +23,7 @@ import io
 import os
 import subprocess
 import threading
-from typing import (TYPE_CHECKING, Any, Callable, Iterable, List, Mapping, Optional,
+from typing import (TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Mapping, Optional,
                     Sequence, Tuple, Union, overload)
 
 from ._cache import REMAKES, template_cache
@@ -92,18 +92,30 @@ _SIGMASK = lib.SPAWN_TEMPLATE_ACTION_SIGMASK
 _DEFAULT_ACTIONS = ffi.new("struct spawn_template_action[]",
                            [(_SIGDEFAULT, 0, 0, 0, _sigset_arg(RESTORED_SIGNALS))])
 
+# run()'s defaults as one struct, copied for each call: the library's
+# (spawnkit_run_opts_init), stdin /dev/null, the default actions, and
+# on_signal, so a signal handler runs (and may raise) during the run.
+_OPTS_P = ffi.typeof("struct spawnkit_run_opts *")
+_RESULT_P = ffi.typeof("struct spawnkit_run_result *")
+_BASE = ffi.new(_OPTS_P)
+lib.spawnkit_run_opts_init(_BASE)
+_BASE.std_mode[0] = _M_DEVNULL
+_BASE.actions = _DEFAULT_ACTIONS
+_BASE.nr_actions = 1
+_BASE.on_signal = lib._sk_run_on_signal
+_NOTHING = (b"", b"", b"", 0)
+_STREAMS = ("stdout", "stderr")
+
 
 class _Call:
-    """One run's Python side, reached from the library's callbacks through
-    a handle: the output callbacks (with their decoders in text mode) and
-    the first exception raised in a callback or a signal handler."""
+    """The output callbacks of one run (with their decoders in text mode),
+    reached from the library's on_output through a handle."""
 
-    __slots__ = ("fns", "decoders", "exc")
+    __slots__ = ("fns", "decoders")
 
     def __init__(self) -> None:
         self.fns: List[Optional[Callable[[Any], object]]] = [None, None, None]
         self.decoders: List[Optional[Any]] = [None, None, None]
-        self.exc: Optional[BaseException] = None
 
     def flush(self) -> None:
         """The text a decoder still holds at the end (a final partial
@@ -116,28 +128,30 @@ class _Call:
                     fn(rest)
 
 
-# A signal handler may raise as a callback is entered, before its own try:
-# cffi hands that exception here, on the thread of the run.
-_entry = threading.local()
+class _Pending(threading.local):
+    """The first exception raised in a callback of the run on this thread
+    (a user's on_stdout/on_stderr, a signal handler): the callback returns
+    non-zero so the library stops the run, and run() raises it after."""
+
+    exc: Optional[BaseException] = None
+
+
+_pending = _Pending()
 
 
 def _callback_error(exc_type: Any, exc: BaseException, tb: Any) -> int:
-    _entry.exc = exc
+    """cffi's onerror: an exception raised before a callback's own try (a
+    signal handler runs as the callback is entered)."""
+    if _pending.exc is None:
+        _pending.exc = exc
     return 1                                 # stop the run
-
-
-def _entry_exception() -> Optional[BaseException]:
-    exc: Optional[BaseException] = getattr(_entry, "exc", None)
-    if exc is not None:
-        _entry.exc = None
-    return exc
 
 
 @ffi.def_extern(onerror=_callback_error)  # type: ignore[misc,untyped-decorator,unused-ignore]
 def _sk_run_on_output(ctx: Any, fd: int, data: Any, n: int) -> int:
     call: _Call = ffi.from_handle(ctx)
     fn = call.fns[fd]
-    if fn is None or call.exc is not None:
+    if fn is None:
         return 0
     try:
         chunk: Any = ffi.unpack(ffi.cast("char *", data), n)
@@ -148,8 +162,7 @@ def _sk_run_on_output(ctx: Any, fd: int, data: Any, n: int) -> int:
                 return 0
         fn(chunk)
     except BaseException as e:
-        call.exc = e
-        return 1
+        return _callback_error(type(e), e, None)
     return 0
 
 
@@ -162,12 +175,10 @@ def _run_handlers() -> None:
 
 @ffi.def_extern(onerror=_callback_error)  # type: ignore[misc,untyped-decorator,unused-ignore]
 def _sk_run_on_signal(ctx: Any) -> int:
-    call: _Call = ffi.from_handle(ctx)
     try:
         _run_handlers()
     except BaseException as e:
-        call.exc = e
-        return 1
+        return _callback_error(type(e), e, None)
     return 0
 
 
@@ -201,9 +212,11 @@ def _bytes_of(p: Any, n: int) -> bytes:
 def _output(out: Any, join: int) -> Tuple[bytes, bytes, bytes, int]:
     """(shown, head, tail, dropped) of one stream of a result (out: a
     pointer to its struct spawnkit_run_output)."""
-    head = _bytes_of(out.head, out.head_len)
-    tail = _bytes_of(out.tail, out.tail_len)
-    dropped = int(out.dropped)
+    hl, tl, dropped = out.head_len, out.tail_len, int(out.dropped)
+    if not hl and not tl and not dropped:
+        return _NOTHING
+    head = ffi.unpack(out.head, hl) if hl else b""
+    tail = ffi.unpack(out.tail, tl) if tl else b""
     if not dropped or not join:
         return head + tail, head, tail, dropped
     n = lib.spawnkit_run_output_join(out, join, ffi.NULL, 0)
@@ -407,34 +420,36 @@ def run(args: Argv, *, input: Union[None, bytes, str] = None,
     """
     if input is not None and stdin is not None:
         raise ValueError("stdin and input arguments may not both be used.")
-    tp = _text_params(text, encoding, errors, universal_newlines)
-    o = ffi.new("struct spawnkit_run_opts *")
-    lib.spawnkit_run_opts_init(o)
+    tp = _text_params(text, encoding, errors, universal_newlines) if (
+        text or encoding or errors or universal_newlines) else None
+    # The defaults are in _BASE; only what differs is set (each cffi field
+    # store costs about as much as a small function call).
+    o = ffi.new(_OPTS_P, _BASE[0])
     keep: List[Any] = []
     close_fds: List[int] = []
-    call = _Call()
+    call: Optional[_Call] = None
     try:
         # ---- what the child gets ----
         argv_b = _argv_bytes(args)
         if input is not None:
             data = _encode_input(input, tp)
+            o.std_mode[0] = _M_PIPE
             if data:
                 buf = ffi.from_buffer(data)
                 keep.append(buf)
                 o.input = buf
                 o.input_len = len(data)
-        elif stdin is None:
-            o.std_mode[0] = _M_DEVNULL
-        else:
+        elif stdin is not None:
             o.std_mode[0], o.std_fd[0] = _stdio_mode(stdin, 0)
-        capture = opt.check_bool("capture_output", capture_output)
-        if stdout is not None or not capture:
-            o.std_mode[1], o.std_fd[1] = _stdio_mode(_PIPE if stdout is None and capture
-                                                     else stdout, 1)
-        if stderr is not None or not capture:
-            o.std_mode[2], o.std_fd[2] = _stdio_mode(_PIPE if stderr is None and capture
-                                                     else stderr, 2)
-        piped = [o.std_mode[i] == _M_PIPE for i in (0, 1, 2)]
+        if capture_output is not True:
+            if capture_output is not False:
+                raise TypeError(f"capture_output must be True or False, not {capture_output!r}")
+            o.std_mode[1] = o.std_mode[2] = _M_INHERIT
+        if stdout is not None:
+            o.std_mode[1], o.std_fd[1] = _stdio_mode(stdout, 1)
+        if stderr is not None:
+            o.std_mode[2], o.std_fd[2] = _stdio_mode(stderr, 2)
+        piped1, piped2 = o.std_mode[1] == _M_PIPE, o.std_mode[2] == _M_PIPE
         if output_limit != DEFAULT_OUTPUT_LIMIT:
             if output_limit is None:
                 o.head[1] = o.head[2] = _UNLIMITED
@@ -446,21 +461,26 @@ def run(args: Argv, *, input: Union[None, bytes, str] = None,
             else:
                 o.head[1] = o.head[2] = (output_limit + 1) // 2
                 o.tail[1] = o.tail[2] = output_limit // 2
-        join = (_JOIN_TEXT if tp else _JOIN_BYTES) if opt.check_bool(
-            "truncation_marker", truncation_marker) else 0
+        if truncation_marker is True:
+            join = _JOIN_TEXT if tp else _JOIN_BYTES
+        else:
+            opt.check_bool("truncation_marker", truncation_marker)
+            join = 0
 
         # ---- how the run ends ----
         if timeout is not None:
             o.timeout_ms = opt.milliseconds("timeout", timeout, True)
         if no_output_timeout is not None:
-            if not (piped[1] or piped[2]):
+            if not (piped1 or piped2):
                 raise ValueError("no_output_timeout needs stdout or stderr captured")
             o.no_output_timeout_ms = opt.milliseconds("no_output_timeout",
                                                       no_output_timeout, True)
         if wait_delay is not None:
             o.wait_delay_ms = opt.milliseconds("wait_delay", wait_delay, False)
-        opt.milliseconds("kill_grace", kill_grace, False)
-        if opt.check_bool("warm", warm):
+        if kill_grace is not KILL_GRACE:
+            opt.milliseconds("kill_grace", kill_grace, False)
+        if warm is not False:
+            opt.check_bool("warm", warm)
             o.flags |= lib.SPAWNKIT_RUN_WARM
             if preload:
                 pre = ffi.new("char[]", ",".join(preload).encode())
@@ -470,37 +490,48 @@ def run(args: Argv, *, input: Union[None, bytes, str] = None,
             raise ValueError("preload needs warm=True")
         if new_session is None:
             new_session = not warm
-        if not opt.check_bool("new_session", new_session):
+        elif new_session is not True:
+            opt.check_bool("new_session", new_session)
+        if not new_session:
             o.flags |= lib.SPAWNKIT_RUN_NO_NEW_SESSION
 
-        # ---- callbacks: streamed output, and signal handlers ----
-        for fd, name, fn in ((1, "on_stdout", on_stdout), (2, "on_stderr", on_stderr)):
-            if opt.check_callback(name, fn) is not None:
-                if not piped[fd] and not (fd == 2 and o.std_mode[2] == _M_STDOUT):
+        # ---- streamed output (signal handlers run through _BASE's on_signal) ----
+        if on_stdout is not None or on_stderr is not None:
+            call = _Call()
+            for fd, name, fn in ((1, "on_stdout", on_stdout), (2, "on_stderr", on_stderr)):
+                if opt.check_callback(name, fn) is None:
+                    continue
+                if fd == 2 and o.std_mode[2] == _M_STDOUT:
+                    raise ValueError("with stderr=STDOUT the output comes to on_stdout")
+                if not (piped1 if fd == 1 else piped2):
                     raise ValueError(f"{name} needs {name[3:]} captured (PIPE)")
                 call.fns[fd] = fn
                 call.decoders[fd] = None if tp is None else _incremental(tp)
-                o.on_output = lib._sk_run_on_output
-        if o.std_mode[2] == _M_STDOUT and call.fns[2] is not None and call.fns[1] is None:
-            raise ValueError("with stderr=STDOUT the output comes to on_stdout")
-        handle = ffi.new_handle(call)
-        o.ctx = handle
-        o.on_signal = lib._sk_run_on_signal
+            handle = ffi.new_handle(call)
+            keep.append(handle)
+            o.ctx = handle
+            o.on_output = lib._sk_run_on_output
 
-        # ---- the child's environment, cwd, limits ----
+        # ---- the child's environment, cwd, limits, signals, fds ----
         if env is not None:
             envp, env_keep = _envp(env)
             keep.append(env_keep)
             o.envp = envp
-        o.cwd_fd, cwd_path = _cwd(cwd, close_fds)
-        o.cgroup_fd, owned = opt.cgroup_fd(cgroup)
-        if owned:
-            close_fds.append(o.cgroup_fd)
-        if _actions(o, keep, signal_mask, default_signals, opt.check_bool(
-                "restore_signals", restore_signals), pass_fds,
-                opt.check_bool("inherit_fds", inherit_fds),
-                opt.rlimits(rlimits), opt.umask(umask)):
-            o.flags |= lib.SPAWNKIT_RUN_INHERIT_FDS
+        cwd_path = None
+        if cwd is not None:
+            o.cwd_fd, cwd_path = _cwd(cwd, close_fds)
+        if cgroup is not None:
+            o.cgroup_fd, owned = opt.cgroup_fd(cgroup)
+            if owned:
+                close_fds.append(o.cgroup_fd)
+        if (restore_signals is not True or default_signals or signal_mask is not None
+                or pass_fds or inherit_fds is not False or rlimits is not None
+                or umask is not None):
+            if _actions(o, keep, signal_mask, default_signals,
+                        opt.check_bool("restore_signals", restore_signals), pass_fds,
+                        opt.check_bool("inherit_fds", inherit_fds),
+                        opt.rlimits(rlimits), opt.umask(umask)):
+                o.flags |= lib.SPAWNKIT_RUN_INHERIT_FDS
         argv_c = [ffi.new("char[]", a) for a in argv_b]
         argv_c.append(ffi.NULL)
         keep.append(argv_c)
@@ -514,43 +545,52 @@ def run(args: Argv, *, input: Union[None, bytes, str] = None,
         except OSError as e:
             # Name the program as the caller wrote it, as subprocess does.
             raise error_from_errno(e.errno or 0, os.fsdecode(program)) from None
-        res = ffi.new("struct spawnkit_run_result *")
+        res = ffi.new(_RESULT_P)
         try:
             _spawnkit_run(o, res, program, path)
         finally:
-            exc = call.exc or _entry_exception()
+            exc = _pending.exc
+            if exc is not None:
+                _pending.exc = None
     finally:
         for fd in close_fds:
             os.close(fd)
     try:
         if exc is not None:
             raise exc
-        call.flush()
+        if call is not None:
+            call.flush()
         status = res.status
         why = res.why
-        outs = [_output(res.out + i, join) if piped[i] else None for i in (1, 2)]
+        out1 = _output(res.out + 1, join) if piped1 else None
+        out2 = _output(res.out + 2, join) if piped2 else None
     finally:
         lib.spawnkit_run_result_free(res)
     if status == -1:
         raise lost_status_error(res.pid)
-    return _completed(args, os.waitstatus_to_exitcode(status), why, outs, tp, check,
+    return _completed(args, os.waitstatus_to_exitcode(status), why, out1, out2, tp, check,
                       timeout, no_output_timeout)
 
 
 def _completed(args: Any, returncode: int, why: int,
-               outs: List[Optional[Tuple[bytes, bytes, bytes, int]]], tp: TextParams,
+               out1: Optional[Tuple[bytes, bytes, bytes, int]],
+               out2: Optional[Tuple[bytes, bytes, bytes, int]], tp: TextParams,
                check: bool, timeout: Optional[float],
                no_output_timeout: Optional[float]) -> CompletedProcess[Any]:
     """The CompletedProcess, or the TimeoutExpired/CalledProcessError."""
     shown: List[Any] = [None, None]
-    parts: dict[str, Any] = {}
-    for i, name in ((0, "stdout"), (1, "stderr")):
-        out = outs[i]
+    parts: Dict[str, Any] = {}
+    for i, out in ((0, out1), (1, out2)):
         if out is None:
             continue
-        shown[i] = _decode(out[0], out[3], tp)
-        parts[name + "_head"] = _decode(out[1], out[3], tp)
-        parts[name + "_tail"] = _decode(out[2], out[3], tp)
+        name = _STREAMS[i]
+        if tp is None:
+            shown[i] = out[0]
+            parts[name + "_head"], parts[name + "_tail"] = out[1], out[2]
+        else:
+            shown[i] = _decode(out[0], out[3], tp)
+            parts[name + "_head"] = _decode(out[1], out[3], tp)
+            parts[name + "_tail"] = _decode(out[2], out[3], tp)
         parts[name + "_dropped"] = out[3]
     if why & _TIMED_OUT:
         raise TimeoutExpired(args, timeout, shown[0], shown[1], **parts)  # type: ignore[arg-type]

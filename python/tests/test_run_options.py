@@ -60,8 +60,9 @@ BAD: List[Tuple[str, Dict[str, Any], Type[BaseException], str]] = [
     ("cgroup a bool", {"cgroup": True}, TypeError, "cgroup"),
     ("cgroup negative fd", {"cgroup": -3}, ValueError, "cgroup"),
     ("cgroup not a cgroup2 dir", {"cgroup": "/tmp"}, ValueError, "not a cgroup2"),
-    ("cgroup missing", {"cgroup": "/nonexistent-spawnkit-cgroup"}, FileNotFoundError, ""),
-    ("cgroup a file", {"cgroup": "/etc/hostname"}, NotADirectoryError, ""),
+    ("cgroup missing", {"cgroup": "/nonexistent-spawnkit-cgroup"}, FileNotFoundError,
+     "nonexistent-spawnkit-cgroup"),
+    ("cgroup a file", {"cgroup": "/etc/hostname"}, NotADirectoryError, "hostname"),
     ("warm not a bool", {"warm": 1}, TypeError, "warm"),
     ("preload without warm", {"preload": ["json"]}, ValueError, "preload"),
 ]
