@@ -10,7 +10,8 @@
 #                   in a temporary directory with no checkout, smoke-test it
 #   make test-stress  the stress and fault suite, full size (tests/stress/)
 #   make test-asan  the library and the C stress programs under ASan/UBSan
-#   make bench      the main benchmark (agent-tools table)
+#   make bench      the main benchmark (agent-tools table), then Python run()'s
+#                   overhead against subprocess.run (python bench-run, seconds)
 #   make bench-spawn / bench-batch / bench-node / bench-kernel / bench-warm
 #   make test-warm  warm templates: cold/warm equivalence corpus
 #   make install    PREFIX=/usr/local DESTDIR=
@@ -195,6 +196,7 @@ kernel:
 
 bench: deps lib
 	$(MAKE) -C bench/agent_tools run
+	$(MAKE) -C python bench-run
 
 bench-spawn: lib
 	$(MAKE) -C bench/spawn run B=$(abspath $(B))
