@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import errno
 import os
+import resource
 import select
 import shutil
 import signal
@@ -28,13 +29,16 @@ import time
 from typing import (Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Set,
                     Tuple, Union)
 
+from . import _runopts as opt
 from ._pump import Capture, Pump
-from ._results import DEFAULT_OUTPUT_LIMIT, KILL_GRACE, CompletedProcess, _result, run_params
+from ._results import (DEFAULT_OUTPUT_LIMIT, KILL_GRACE, CompletedProcess, _incremental, _result,
+                       run_params)
 
 __all__ = ["Process", "Template", "TemplateCache", "backend", "kernel_has_spawn_template",
            "run", "spawn", "template_cache", "warm_shutdown", "warm_stats", "which"]
 
 _DRAIN_FIRST = 0.05        # seconds of draining before searching for pipe holders
+_RLIM64_INFINITY = (1 << 64) - 1
 _HAVE_PROC = os.path.isdir("/proc/self/fd")
 
 
@@ -99,12 +103,12 @@ def warm_shutdown() -> None:
     pass
 
 
-def _preexec(signal_mask: Optional[Iterable[int]],
-             default_signals: Iterable[int]) -> Optional[Callable[[], None]]:
-    """The child-side signal setup subprocess has no argument for; None (no
-    preexec_fn, the fast path) when there is none to do."""
+def _preexec(signal_mask: Optional[Iterable[int]], default_signals: Iterable[int],
+             limits: Sequence[Tuple[int, int, int]] = ()) -> Optional[Callable[[], None]]:
+    """The child-side setup subprocess has no argument for (signals,
+    rlimits); None (no preexec_fn, the fast path) when there is none."""
     defaults = list(default_signals)
-    if signal_mask is None and not defaults:
+    if signal_mask is None and not defaults and not limits:
         return None
     mask = None if signal_mask is None else set(signal_mask)
 
@@ -113,6 +117,10 @@ def _preexec(signal_mask: Optional[Iterable[int]],
             signal.signal(s, signal.SIG_DFL)
         if mask is not None:
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        for res, soft, hard in limits:
+            inf = resource.RLIM_INFINITY
+            resource.setrlimit(res, (inf if soft == _RLIM64_INFINITY else soft,
+                                     inf if hard == _RLIM64_INFINITY else hard))
     return setup
 
 
@@ -203,7 +211,9 @@ class EmptyArgvError(ValueError, IndexError):
 def _popen(args: Any, *, executable: Any, stdin: Any, stdout: Any, stderr: Any,
            cwd: Any, env: Optional[Mapping[Any, Any]], pass_fds: Sequence[int],
            inherit_fds: bool, signal_mask: Optional[Iterable[int]],
-           default_signals: Iterable[int], restore_signals: bool) -> Process:
+           default_signals: Iterable[int], restore_signals: bool,
+           new_session: bool = True, limits: Sequence[Tuple[int, int, int]] = (),
+           umask: int = -1) -> Process:
     if isinstance(args, (str, bytes, os.PathLike)):
         args = [args]                              # a program name, as the binding takes it
     if not args:
@@ -211,8 +221,8 @@ def _popen(args: Any, *, executable: Any, stdin: Any, stdout: Any, stderr: Any,
     return Process(list(args), executable=executable, stdin=stdin, stdout=stdout,
                    stderr=stderr, cwd=_cwd_path(cwd), env=env, pass_fds=tuple(pass_fds),
                    close_fds=not inherit_fds, restore_signals=restore_signals,
-                   preexec_fn=_preexec(signal_mask, default_signals),
-                   start_new_session=True)
+                   preexec_fn=_preexec(signal_mask, default_signals, limits),
+                   start_new_session=new_session, umask=umask)
 
 
 def spawn(args: Any, *, executable: Any = None, stdin: Any = None, stdout: Any = None,
@@ -269,15 +279,25 @@ def _adopt(args: Any, pid: int, pidfd: None, fds: Any) -> Process:
 
 
 class _RunPump(Pump):
-    """Pump with run()'s two clocks: a deadline and an idle timeout that
-    output resets."""
+    """Pump with run()'s clocks: a deadline, an idle timeout that output
+    resets, and the wait delay (the pipes' time after the child exited,
+    found by polling it: there is no pidfd here)."""
 
-    def pump(self, deadline: Optional[float], idle: Optional[float] = None) -> str:
-        """"eof", "timeout" or "idle"; deadline is time.monotonic()."""
+    def pump(self, deadline: Optional[float], idle: Optional[float] = None,
+             proc: Optional[subprocess.Popen[bytes]] = None,
+             wait_delay: Optional[float] = None) -> str:
+        """"eof", "timeout", "idle" or "delay"; deadline is time.monotonic()."""
         last = time.monotonic()
+        exited: Optional[float] = None
         while not self.done():
             now = time.monotonic()
             waits: List[float] = []
+            if proc is not None and wait_delay is not None:
+                if exited is None and proc.poll() is not None:
+                    exited = now
+                if exited is not None and now - exited >= wait_delay:
+                    return "delay"
+                waits.append(0.05 if exited is None else exited + wait_delay - now)
             if deadline is not None:
                 if now >= deadline:
                     return "timeout"
@@ -296,6 +316,29 @@ class _RunPump(Pump):
                 elif fd in self.open_reads and self.read_some(fd):
                     last = time.monotonic()
         return "eof"
+
+
+class _StreamCapture(Capture):
+    """Capture that also hands each chunk to on_stdout/on_stderr (decoded
+    incrementally in text mode)."""
+
+    def __init__(self, limit: Optional[int], fn: Callable[[Any], object],
+                 tp: Optional[Tuple[str, str]]) -> None:
+        super().__init__(limit)
+        self.fn = fn
+        self.decoder = None if tp is None else _incremental(tp)
+
+    def feed(self, data: bytes) -> None:
+        super().feed(data)
+        chunk: Any = data if self.decoder is None else self.decoder.decode(data)
+        if chunk:
+            self.fn(chunk)
+
+    def flush(self) -> None:
+        if self.decoder is not None:
+            rest = self.decoder.decode(b"", True)
+            if rest:
+                self.fn(rest)
 
 
 def _kill_and_drain(proc: Process, pump: _RunPump, grace: float) -> None:
@@ -318,21 +361,51 @@ def run(args: Any, *, input: Union[None, bytes, str] = None,
         executable: Any = None, pass_fds: Sequence[int] = (), inherit_fds: bool = False,
         signal_mask: Optional[Iterable[int]] = None, default_signals: Iterable[int] = (),
         restore_signals: bool = True, kill_grace: float = KILL_GRACE, warm: bool = False,
-        preload: Any = ()) -> CompletedProcess[Any]:
-    """spawnkit.run() (see _run.py) over subprocess.Popen.  warm and preload
-    change only the speed of a call, never its result: here every call is
-    cold."""
+        preload: Any = (), wait_delay: Optional[float] = None, truncation_marker: bool = True,
+        new_session: Optional[bool] = None, on_stdout: Optional[Callable[[Any], object]] = None,
+        on_stderr: Optional[Callable[[Any], object]] = None, rlimits: Any = None,
+        umask: Optional[int] = None, cgroup: Any = None) -> CompletedProcess[Any]:
+    """spawnkit.run() (see _run.py) over subprocess.Popen, with the same
+    options checked the same way.  warm and preload change only the speed
+    of a call, never its result: here every call is cold.  What differs:
+    no truncation marker (the library joins with one; here head and tail
+    are joined as they are), and cgroup= raises OSError(EOPNOTSUPP)."""
     stdin, stdout, stderr, data, tp = run_params(
         input, stdin, stdout, stderr, capture_output, no_output_timeout,
         output_limit, text, encoding, errors, universal_newlines)
+    opt.milliseconds("timeout", timeout, True)
+    opt.milliseconds("no_output_timeout", no_output_timeout, True)
+    opt.milliseconds("wait_delay", wait_delay, False)
+    opt.milliseconds("kill_grace", kill_grace, False)
+    opt.check_bool("truncation_marker", truncation_marker)
+    session = opt.check_bool("new_session", new_session) if new_session is not None else True
+    fns = {1: opt.check_callback("on_stdout", on_stdout),
+           2: opt.check_callback("on_stderr", on_stderr)}
+    limits = opt.rlimits(rlimits)
+    mask = opt.umask(umask)
+    if cgroup is not None:
+        raise OSError(errno.EOPNOTSUPP, "cgroup= needs the compiled binding "
+                      "(CLONE_INTO_CGROUP); the portable fallback has none")
+    if fns[2] is not None and stderr == subprocess.STDOUT:
+        raise ValueError("with stderr=STDOUT the output comes to on_stdout")
+    for i, spec in ((1, stdout), (2, stderr)):
+        if fns[i] is not None and spec != subprocess.PIPE:
+            name = ("on_stdout", "on_stderr")[i - 1]
+            raise ValueError(f"{name} needs {name[3:]} captured (PIPE)")
     start = time.monotonic()
     proc = _popen(args, executable=executable, stdin=stdin, stdout=stdout, stderr=stderr,
                   cwd=cwd, env=env, pass_fds=pass_fds, inherit_fds=inherit_fds,
                   signal_mask=signal_mask, default_signals=default_signals,
-                  restore_signals=restore_signals)
+                  restore_signals=restore_signals, new_session=session, limits=limits,
+                  umask=-1 if mask is None else mask)
     streams = [proc.stdout, proc.stderr]
     out_fds = [None if f is None else f.fileno() for f in streams]
-    captures = {fd: Capture(output_limit) for fd in out_fds if fd is not None}
+    captures: Dict[int, Capture] = {}
+    for i, fd in ((1, out_fds[0]), (2, out_fds[1])):
+        if fd is not None:
+            fn = fns[i]
+            captures[fd] = (Capture(output_limit) if fn is None
+                            else _StreamCapture(output_limit, fn, tp))
     proc._pipe_inodes = [os.fstat(fd).st_ino for fd in captures]
     stdin_f = proc.stdin
 
@@ -347,8 +420,12 @@ def run(args: Any, *, input: Union[None, bytes, str] = None,
         pump = _RunPump(None if stdin_f is None else stdin_f.fileno(), data, captures,
                         close_stdin)
         deadline = None if timeout is None or timeout > 1e9 else start + max(0.0, timeout)
-        why = pump.pump(deadline, no_output_timeout)
-        if why == "eof":
+        why = pump.pump(deadline, no_output_timeout, proc, wait_delay)
+        if why == "delay":                         # the child's status, holders killed
+            _kill_and_drain(proc, pump, kill_grace)
+            returncode = proc.wait()
+            why = "eof"
+        elif why == "eof":
             try:
                 left = None if deadline is None else max(0.0, deadline - time.monotonic())
                 returncode = proc.wait(left)
@@ -370,5 +447,11 @@ def run(args: Any, *, input: Union[None, bytes, str] = None,
                 except OSError:
                     pass
     assert returncode is not None                  # both branches above waited
+    if session:
+        _killpg(proc.pid, signal.SIGKILL)          # what the call left running (its group
+                                                   # keeps the number while it has members)
+    for c in captures.values():
+        if isinstance(c, _StreamCapture):
+            c.flush()
     kept = [None if fd is None else captures[fd].parts() for fd in out_fds]
     return _result(args, why, returncode, kept, tp, check, timeout, no_output_timeout)

@@ -3,6 +3,8 @@ aio.run() and the portable fallback (_fallback.py): pure Python, no
 compiled binding."""
 from __future__ import annotations
 
+import codecs
+import io
 import locale
 import subprocess
 from typing import Any, List, Optional, Sequence, Tuple, TypeVar, Union
@@ -10,7 +12,8 @@ from typing import Any, List, Optional, Sequence, Tuple, TypeVar, Union
 from ._errors import NoOutputTimeoutExpired, TimeoutExpired
 
 __all__ = ["CompletedProcess", "DEFAULT_OUTPUT_LIMIT", "KILL_GRACE", "run_params",
-           "_result", "_decode", "_encode_input", "_text_params", "_timeout_error"]
+           "_result", "_decode", "_encode_input", "_incremental", "_text_params",
+           "_timeout_error"]
 
 DEVNULL = subprocess.DEVNULL
 PIPE = subprocess.PIPE
@@ -83,6 +86,12 @@ def _decode(data: Optional[bytes], dropped: int, tp: TextParams) -> Any:
     # A cut in the middle may split a character: then decode leniently.
     errs = "replace" if dropped else tp[1]
     return data.decode(tp[0], errs).replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _incremental(tp: Tuple[str, str]) -> Any:
+    """A decoder for streamed text (on_stdout/on_stderr): no character split
+    across chunks, and universal newlines as run()'s stdout has them."""
+    return io.IncrementalNewlineDecoder(codecs.getincrementaldecoder(tp[0])(tp[1]), True)
 
 
 def _encode_input(input: Any, tp: TextParams) -> Optional[bytes]:

@@ -17,9 +17,7 @@ kills the tree, and is raised from run() after.
 """
 from __future__ import annotations
 
-import codecs
 import errno
-import io
 import os
 import subprocess
 import threading
@@ -33,7 +31,7 @@ from ._communicate import communicate  # noqa: F401  (Process.communicate() impo
 from ._process import (RESTORED_SIGNALS, Argv, _argv_bytes, _envp, _pass_fds_actions,
                        _resolve, _sigset_arg)
 from ._results import (DEFAULT_OUTPUT_LIMIT, KILL_GRACE, CompletedProcess, TextParams,
-                       _decode, _encode_input, _text_params)
+                       _decode, _encode_input, _incremental, _text_params)
 from . import _runopts as opt
 from ._template import StrOrBytesPath
 
@@ -225,12 +223,6 @@ def _output(out: Any, join: int) -> Tuple[bytes, bytes, bytes, int]:
     buf = ffi.new("char[]", n + 1)
     lib.spawnkit_run_output_join(out, join, buf, n + 1)
     return ffi.unpack(buf, n), head, tail, dropped
-
-
-def _incremental(tp: Tuple[str, str]) -> Any:
-    """A decoder for streamed text: no character split across chunks, and
-    universal newlines as run()'s stdout has them."""
-    return io.IncrementalNewlineDecoder(codecs.getincrementaldecoder(tp[0])(tp[1]), True)
 
 
 def _actions(o: Any, keep: List[Any], signal_mask: Optional[Iterable[int]],

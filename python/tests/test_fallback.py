@@ -130,3 +130,23 @@ def test_drop_in_leaves_everything_to_stock_in_the_fallback():
     assert out.returncode == 0, out.stderr
     assert out.stdout == ("fallback b'x\\n' "
                           '{"routed": 0, "fallback": 1, "reasons": {"backend:fallback": 1}}\n')
+
+
+def test_new_run_options_in_the_fallback():
+    # the same options, checked the same way, where there is no library
+    got = []
+    r = _fallback.run(["sh", "-c", "umask; ulimit -n; printf 'h\\303'; printf '\\251'"],
+                      umask=0o027, rlimits={"RLIMIT_NOFILE": 33}, encoding="utf-8",
+                      on_stdout=got.append)
+    assert r.stdout == "0027\n33\nhé" == "".join(got)
+    r = _fallback.run(["sh", "-c", "sleep 100 & echo $!; exit 4"], wait_delay=0.3, timeout=60)
+    assert r.returncode == 4 and wait_dead([int(r.stdout)])
+    r = _fallback.run(["sh", "-c", "sleep 100 >/dev/null 2>&1 & echo $!"], timeout=60)
+    assert wait_dead([int(r.stdout)])                 # its session's group, killed after
+    with pytest.raises(OSError) as e:
+        _fallback.run(["true"], cgroup="/sys/fs/cgroup")
+    assert e.value.errno == 95                        # EOPNOTSUPP
+    for bad in ({"umask": "x"}, {"rlimits": {"RLIMIT_NOPE": 1}}, {"wait_delay": -1},
+                {"new_session": 1}, {"on_stdout": 3}, {"truncation_marker": None}):
+        with pytest.raises((TypeError, ValueError)):
+            _fallback.run(["true"], **bad)
