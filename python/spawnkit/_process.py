@@ -23,6 +23,8 @@ from ._errors import StaleTemplateError, error_from_errno, lost_status_error
 from ._ffi import ffi, lib
 from ._cache import REMAKES, template_cache
 from ._template import StrOrBytesPath, Template, _search_path
+from ._runopts import pass_fds as check_pass_fds
+from ._runopts import stdio_fd
 from ._tree import kill_tree as _kill_tree
 
 __all__ = ["PIPE", "STDOUT", "DEVNULL", "Process", "spawn"]
@@ -194,14 +196,8 @@ def _stdio(setup: _Setup, spec: Any, target: int, overwritten: Set[int]) -> None
         # dup2(1, 2) in the child: its fd 1 as the stdout action left it.
         setup.actions.append((_DUP2, 0, 1, 2, 0))
         return
-    elif isinstance(spec, int) and not isinstance(spec, bool):
-        if spec < 0:
-            raise ValueError(f"invalid file descriptor {spec}")
-        src = spec
-    elif hasattr(spec, "fileno"):
-        src = spec.fileno()
     else:
-        raise TypeError(f"invalid stdio spec {spec!r}: use PIPE, DEVNULL, STDOUT, an fd or a file")
+        src = stdio_fd(spec)
     if src == target:
         return                                 # inherited as it is
     if src in overwritten:
@@ -222,13 +218,7 @@ def _build_setup(stdin: Any, stdout: Any, stderr: Any, cwd: Any,
         overwritten: Set[int] = set()
         for spec, target in ((stdin, 0), (stdout, 1), (stderr, 2)):
             _stdio(setup, spec, target, overwritten)
-        passed = []
-        for fd in pass_fds:
-            if not isinstance(fd, int) or isinstance(fd, bool) or fd < 0:
-                raise ValueError(f"invalid fd in pass_fds: {fd!r}")
-            if fd > 2:
-                os.fstat(fd)                   # EBADF here, naming no program
-                passed.append(fd)
+        passed = check_pass_fds(pass_fds)
         if cwd is not None:
             if isinstance(cwd, int) and not isinstance(cwd, bool):
                 dirfd = cwd

@@ -192,19 +192,8 @@ def _stdio_mode(spec: Any, i: int) -> Tuple[int, int]:
         if i != 2:
             raise ValueError("STDOUT is only valid for stderr")
         return _M_STDOUT, -1
-    if isinstance(spec, int) and not isinstance(spec, bool):
-        if spec < 0:
-            raise ValueError(f"invalid file descriptor {spec}")
-        fd = spec
-    elif hasattr(spec, "fileno"):
-        fd = spec.fileno()
-    else:
-        raise TypeError(f"invalid stdio spec {spec!r}: use PIPE, DEVNULL, STDOUT, an fd or a file")
+    fd = opt.stdio_fd(spec)
     return (_M_INHERIT, -1) if fd == i else (_M_FD, fd)
-
-
-def _bytes_of(p: Any, n: int) -> bytes:
-    return ffi.unpack(p, n) if n else b""
 
 
 def _output(out: Any, join: int) -> Tuple[bytes, bytes, bytes, int]:
@@ -243,13 +232,7 @@ def _actions(o: Any, keep: List[Any], signal_mask: Optional[Iterable[int]],
         acts.append((_SIGDEFAULT, 0, 0, 0, _sigset_arg(defaults)))
     if signal_mask is not None:
         acts.append((_SIGMASK, 0, 0, 0, _sigset_arg(signal_mask)))
-    passed = []
-    for fd in pass_fds:
-        if not isinstance(fd, int) or isinstance(fd, bool) or fd < 0:
-            raise ValueError(f"invalid fd in pass_fds: {fd!r}")
-        if fd > 2:
-            os.fstat(fd)                             # EBADF here, naming no program
-            passed.append(fd)
+    passed = opt.pass_fds(pass_fds)
     if passed:
         pa = _pass_fds_actions(passed)
         if inherit_fds:

@@ -8,10 +8,10 @@ import errno
 import math
 import os
 import resource
-from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
 __all__ = ["RlimitsArg", "check_bool", "check_callback", "cgroup_fd", "milliseconds",
-           "pty_size", "rlimits", "umask"]
+           "pass_fds", "pty_size", "rlimits", "stdio_fd", "umask"]
 
 #: Milliseconds treated as no limit at all (about 11.5 days).
 _FOREVER_MS = 10 ** 9
@@ -52,6 +52,31 @@ def milliseconds(name: str, v: Optional[float], negative_is_zero: bool) -> int:
     if v * 1000 >= _FOREVER_MS:
         return -1
     return math.ceil(v * 1000)
+
+
+def stdio_fd(spec: Any) -> int:
+    """The fd of a stdin/stdout/stderr argument that is an fd or a file
+    (PIPE, DEVNULL and STDOUT are the caller's to handle first)."""
+    if isinstance(spec, int) and not isinstance(spec, bool):
+        if spec < 0:
+            raise ValueError(f"invalid file descriptor {spec}")
+        return spec
+    if hasattr(spec, "fileno"):
+        return int(spec.fileno())
+    raise TypeError(f"invalid stdio spec {spec!r}: use PIPE, DEVNULL, STDOUT, an fd or a file")
+
+
+def pass_fds(fds: Iterable[int]) -> List[int]:
+    """The fds above 2 of pass_fds= (0-2 are the child's anyway), each
+    checked open here, so EBADF names no program."""
+    passed = []
+    for fd in fds:
+        if not _is_int(fd) or fd < 0:
+            raise ValueError(f"invalid fd in pass_fds: {fd!r}")
+        if fd > 2:
+            os.fstat(fd)
+            passed.append(fd)
+    return passed
 
 
 def check_callback(name: str, fn: object) -> Optional[Callable[[Any], object]]:

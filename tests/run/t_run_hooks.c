@@ -86,17 +86,24 @@ TEST(inherit_fds_passes_an_fd_at_its_number)
 	close(p[1]);
 }
 
-TEST(on_signal_nonzero_stops_the_run_and_kills_the_tree)
+/* script under on_signal, with a SIGALRM after ms; stop: on_signal's answer */
+static int run_with_alarm(int stop, int ms, const char *script, struct spawnkit_run_result *r)
 {
 	struct spawnkit_run_opts o;
-	struct spawnkit_run_result r;
 
 	catch(SIGALRM, on_alarm);
-	stop_on_signal = 1;
+	stop_on_signal = stop;
 	spawnkit_run_opts_init(&o);
 	o.on_signal = on_signal;
-	alarm_in_ms(200);
-	EXPECT_EQ(run_sh(&o, "echo $$; exec sleep 1000", &r), 0);
+	alarm_in_ms(ms);
+	return run_sh(&o, script, r);
+}
+
+TEST(on_signal_nonzero_stops_the_run_and_kills_the_tree)
+{
+	struct spawnkit_run_result r;
+
+	EXPECT_EQ(run_with_alarm(1, 200, "echo $$; exec sleep 1000", &r), 0);
 	EXPECT_TRUE(r.why & SPAWNKIT_RUN_STOPPED);
 	EXPECT_TRUE(WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGKILL);
 	EXPECT_GE(signal_calls, 1);
@@ -106,15 +113,9 @@ TEST(on_signal_nonzero_stops_the_run_and_kills_the_tree)
 
 TEST(on_signal_zero_lets_the_run_go_on)
 {
-	struct spawnkit_run_opts o;
 	struct spawnkit_run_result r;
 
-	catch(SIGALRM, on_alarm);
-	stop_on_signal = 0;
-	spawnkit_run_opts_init(&o);
-	o.on_signal = on_signal;
-	alarm_in_ms(100);
-	EXPECT_EQ(run_sh(&o, "sleep 0.5; echo done", &r), 0);
+	EXPECT_EQ(run_with_alarm(0, 100, "sleep 0.5; echo done", &r), 0);
 	EXPECT_EQ(r.why, 0);
 	EXPECT_STREQ(joined(&r.out[1]), "done\n");
 	EXPECT_GE(signal_calls, 1);
