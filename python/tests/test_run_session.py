@@ -10,6 +10,7 @@ import pty
 import select
 import signal
 import subprocess
+import sys
 import time
 from typing import List, Tuple
 
@@ -113,3 +114,24 @@ def test_background_job_holding_the_pipe_is_killed_after_the_wait_delay() -> Non
     assert r.returncode == 7
     assert 0.3 <= took < 30
     assert wait_dead([int(r.stdout)])
+
+
+def test_warm_calls_keep_the_callers_session_unless_asked() -> None:
+    # a warm interpreter cannot start a session: warm=True defaults to
+    # new_session=False; new_session=True runs the call cold, counted
+    code = "import os; print(os.getpid(), os.getsid(0))"
+    try:
+        before = spawnkit.warm_stats()
+        r = spawnkit.run([sys.executable, "-c", code], warm=True)
+        pid, sid = map(int, r.stdout.split())
+        assert sid == os.getsid(0) != pid
+        assert spawnkit.warm_stats()["warm_spawns"] == before["warm_spawns"] + 1
+        before = spawnkit.warm_stats()
+        r = spawnkit.run([sys.executable, "-c", code], warm=True, new_session=True)
+        pid, sid = map(int, r.stdout.split())
+        assert sid == pid
+        after = spawnkit.warm_stats()
+        assert after["cold_fallbacks"] == before["cold_fallbacks"] + 1
+        assert after["warm_spawns"] == before["warm_spawns"]
+    finally:
+        spawnkit.warm_shutdown()                    # the warm interpreter and its fds
