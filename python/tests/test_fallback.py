@@ -6,6 +6,7 @@ import signal
 import subprocess
 import sys
 import time
+from typing import Any
 
 import pytest
 
@@ -132,9 +133,9 @@ def test_drop_in_leaves_everything_to_stock_in_the_fallback():
                           '{"routed": 0, "fallback": 1, "reasons": {"backend:fallback": 1}}\n')
 
 
-def test_new_run_options_in_the_fallback():
+def test_new_run_options_in_the_fallback() -> None:
     # the same options, checked the same way, where there is no library
-    got = []
+    got: "list[str]" = []
     r = _fallback.run(["sh", "-c", "umask; ulimit -n; printf 'h\\303'; printf '\\251'"],
                       umask=0o027, rlimits={"RLIMIT_NOFILE": 33}, encoding="utf-8",
                       on_stdout=got.append)
@@ -146,7 +147,9 @@ def test_new_run_options_in_the_fallback():
     with pytest.raises(OSError) as e:
         _fallback.run(["true"], cgroup="/sys/fs/cgroup")
     assert e.value.errno == 95                        # EOPNOTSUPP
-    for bad in ({"umask": "x"}, {"rlimits": {"RLIMIT_NOPE": 1}}, {"wait_delay": -1},
-                {"new_session": 1}, {"on_stdout": 3}, {"truncation_marker": None}):
+    bads: "list[dict[str, Any]]" = [
+        {"umask": "x"}, {"rlimits": {"RLIMIT_NOPE": 1}}, {"wait_delay": -1},
+        {"new_session": 1}, {"on_stdout": 3}, {"truncation_marker": None}]
+    for bad in bads:
         with pytest.raises((TypeError, ValueError)):
             _fallback.run(["true"], **bad)
