@@ -129,7 +129,7 @@ def choose_backends(a: argparse.Namespace) -> tuple[list[str], dict[str, str]]:
     """(backends to measure, {backend: why it cannot be measured})."""
     if a.backends == "auto":
         wanted = ["subprocess", "spawnkit-user"]
-        if os.path.exists(backends.KERNEL_ADVERTISEMENT):
+        if backends.kernel_has_templates():
             wanted.append("spawnkit-kernel")
         wanted.append("spawnkit-warm")
     else:
@@ -265,13 +265,13 @@ def print_header(a: argparse.Namespace, measured: list[str], unavailable: dict[s
         "calls": a.calls, "reps": a.reps, "splits": [s for s, _, _ in a.split_list], "seed": a.seed,
         "command": " ".join([os.path.relpath(sys.argv[0], os.getcwd())] + sys.argv[1:]),
         "date_utc": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()),
-        "kernel_spawn_templates": os.path.exists(backends.KERNEL_ADVERTISEMENT),
+        "kernel_spawn_templates": backends.kernel_has_templates(),
     }
     print("agent-tools benchmark (AutoGen Core harness)")
     print(f"  host: Linux {h['kernel']}, {h['cpus']} CPUs ({h['cpu']}), load average {h['loadavg_at_start']}")
     print(f"  interpreter: {h['python']} (Python {h['python_version']}); autogen-core {meta['autogen_core']}")
     print(f"  spawnkit: revision {meta['spawnkit_revision']}; kernel spawn templates: "
-          f"{'advertised' if meta['kernel_spawn_templates'] else 'not advertised'}")
+          f"{'present' if meta['kernel_spawn_templates'] else 'absent (ENOSYS)'}")
     print(f"  run: {a.calls} calls x {len(a.split_list)} splits x {a.reps} reps; backends: "
           + ", ".join(b + (" (unavailable)" if b in unavailable else "") for b in measured))
     print("  tools:")
