@@ -250,12 +250,17 @@ def run_trial(ctx: Any, w: workload.Workload, plan: list[workload.Call], backend
             acc = per_tool.setdefault(tool, [0, 0])
             acc[0] += n
             acc[1] += ns
+    # python-small must really have started warm in the warm column (a call
+    # that fell back cold is correct but would measure the cold path)
+    warm = sum(r["warm_spawns"] for r in results.values())
+    python_calls = sum(1 for c in plan if c.tool == "python-small")
     cpu_self = sum(r["cpu"]["self_s"] for r in results.values())
     cpu_children = sum(r["cpu"]["children_s"] for r in results.values())
     return {"wall_s": wall, "calls": done, "calls_per_s": done / wall,
             "worker_cpu_ms_per_call": 1e3 * cpu_self / done, "tool_cpu_ms_per_call": 1e3 * cpu_children / done,
             "cpu_ms_per_call": 1e3 * (cpu_self + cpu_children) / done,
-            "latency_ms_per_tool": {t: ns / n / 1e6 for t, (n, ns) in sorted(per_tool.items())}}
+            "latency_ms_per_tool": {t: ns / n / 1e6 for t, (n, ns) in sorted(per_tool.items())},
+            "warm_spawns": warm, "python_small_calls": python_calls}
 
 
 def print_header(a: argparse.Namespace, measured: list[str], unavailable: dict[str, str]) -> dict[str, Any]:
@@ -346,7 +351,10 @@ def main(argv: list[str]) -> int:
                             progress.trial_done(f"  rep {rep + 1} {split:>5} {env:<10} {backend:<16} "
                                                 f"{t['calls_per_s']:8.2f} calls/s  {t['wall_s']:6.2f} s  "
                                                 f"{t['cpu_ms_per_call']:6.2f} ms CPU/call  "
-                                                f"({t['calls']} calls verified)")
+                                                f"({t['calls']} calls verified"
+                                                + (f"; python-small warm {t['warm_spawns']}/"
+                                                   f"{t['python_small_calls']}" if backend == "spawnkit-warm"
+                                                   else "") + ")")
         finally:
             progress.close()
     except BenchFailure as e:
