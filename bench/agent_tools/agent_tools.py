@@ -9,7 +9,7 @@ in flight split over worker processes, for each way of starting a process:
   subprocess       subprocess.run(argv, capture_output=True), as users do today
   spawnkit-user    spawnkit.run(...) on the user-space template backend
   spawnkit-kernel  spawnkit.run(...) on the kernel's spawn templates, only
-                   when the kernel advertises them
+                   when the kernel has them (the library probes its calls)
   spawnkit-warm    spawnkit.run(..., warm=True): the user backend, with
                    python-small forked from a warm interpreter (docs/warm.md)
 
