@@ -171,6 +171,7 @@ int warm_request(struct warm_interp *w, const struct warm_request *r, pid_t *pid
 	}
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, go)) {
 		go[0] = go[1] = -1;
+		ret = SPAWNKIT_WARM_FDS;	/* ours (EMFILE): the interpreter is fine */
 		goto out;
 	}
 	fds[nfd++] = go[1];
