@@ -33,7 +33,14 @@ extern "C" {
 						     groups even when the
 						     child's group is empty
 						     (a /proc scan per run) */
-#define SPAWNKIT_RUN_FLAGS		(SPAWNKIT_RUN_NO_NEW_SESSION | SPAWNKIT_RUN_SWEEP)
+#define SPAWNKIT_RUN_PTY		(1U << 2) /* stdin, stdout and stderr on
+						     a new pty, the child's
+						     controlling terminal
+						     (pty_rows x pty_cols);
+						     output read from the
+						     master as stdout */
+#define SPAWNKIT_RUN_FLAGS		(SPAWNKIT_RUN_NO_NEW_SESSION | SPAWNKIT_RUN_SWEEP | \
+					 SPAWNKIT_RUN_PTY)
 
 /* Where each of the child's standard fds goes (spawnkit_run_opts.std_mode) */
 #define SPAWNKIT_RUN_PIPE	0	/* stdin: fed from input/input_len;
@@ -89,7 +96,17 @@ struct spawnkit_run_opts {
 	 * is killed, SPAWNKIT_RUN_STOPPED).  NULL: none. */
 	int (*on_output)(void *ctx, int fd, const void *data, size_t len);
 	void *ctx;
+	/* added after SPAWNKIT_RUN_OPTS_SIZE_V0 (0 in an older caller's) */
+	unsigned short pty_rows;	/* SPAWNKIT_RUN_PTY's window: 0 is 24 */
+	unsigned short pty_cols;	/* 0 is 80 */
 };
+
+/* spawnkit_run_opts.size of the first version (up to ctx), still taken:
+ * the newer fields get their defaults then. */
+#define SPAWNKIT_RUN_OPTS_SIZE_V0	offsetof(struct spawnkit_run_opts, pty_rows)
+/* The PTY's window when pty_rows/pty_cols are 0 */
+#define SPAWNKIT_RUN_PTY_ROWS	24
+#define SPAWNKIT_RUN_PTY_COLS	80
 
 /* What happened, spawnkit_run_result.why (bits) */
 #define SPAWNKIT_RUN_TIMED_OUT		(1U << 0) /* timeout_ms passed */

@@ -4,11 +4,13 @@
  * child's stdin becomes its controlling terminal, with the child's group
  * in the foreground; its errors come back from spawn.  On the kernel
  * backend these spawns are handed to the user backend: the same results.
- * The cases skip (with the reason) only where /dev/ptmx is absent.
+ * The cases skip, saying why, only where /dev/ptmx is absent or no devpts
+ * is mounted (tests/pty_probe.h).
  */
 #include <termios.h>
 #include <sys/ioctl.h>
 #include "util.h"
+#include "pty_probe.h"
 
 static char *const *argv_sh(const char *script)
 {
@@ -26,8 +28,10 @@ FIXTURE(ctty) {
 
 FIXTURE_SETUP(ctty)
 {
-	if (access("/dev/ptmx", F_OK))
-		SKIP("no /dev/ptmx (no devpts here)");
+	const char *why = no_pty_reason();
+
+	if (why)
+		SKIP(why);
 	self->master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
 	ASSERT_TRUE(self->master >= 0);
 	ASSERT_EQ(grantpt(self->master), 0);
