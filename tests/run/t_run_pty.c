@@ -4,9 +4,10 @@
  * Seen from inside (isatty, tty, the foreground group, the window size,
  * /dev/tty) and from the caller (echoed input, the end of input, stderr
  * merged into stdout, every byte read before the end, no fd left behind,
- * the timeout's kill), plus the option checks and the older options size.
- * Cases that need a pty skip, saying why, only where /dev/ptmx is absent
- * or no devpts is mounted (tests/pty_probe.h; a QEMU guest without one).  Time bounds are upper bounds, scaled by
+ * the timeout's kill, the wait delay), plus the option checks and the older
+ * options size.  Cases that need a pty skip, saying why, only where
+ * /dev/ptmx is absent or no devpts is mounted (tests/pty_probe.h; a QEMU
+ * guest without one).  Time bounds are upper bounds, scaled by
  * SPAWNKIT_TEST_SLOW.
  */
 #include <dirent.h>
@@ -244,6 +245,27 @@ TEST(timeout_kills_the_session)
 	EXPECT_TRUE(r.why & SPAWNKIT_RUN_TIMED_OUT);
 	EXPECT_TRUE(WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGKILL);
 	EXPECT_LT(secs(r.elapsed_ns), 30.0 * slow());
+	EXPECT_EQ(sscanf(joined(&r.out[1]), "bg %d", &bg), 1);
+	EXPECT_TRUE(bg > 1 && gone_within(bg, 10 * slow()));
+	spawnkit_run_result_free(&r);
+}
+
+TEST(wait_delay_for_a_holder_of_the_terminal)
+{
+	/* the shell exits; a job that ignores the hangup keeps the terminal
+	 * open, so no EIO: the wait delay ends the run, the status is the
+	 * shell's own, and the job is killed with the session */
+	struct spawnkit_run_opts o;
+	struct spawnkit_run_result r;
+	int bg = 0;
+
+	need_ptmx();
+	spawnkit_run_opts_init(&o);
+	o.wait_delay_ms = 300LL * slow();
+	ASSERT_EQ(run_pty(&o, "trap '' HUP; sleep 1000 & echo bg $!; exit 3", &r), 0);
+	EXPECT_TRUE(r.why & SPAWNKIT_RUN_WAIT_DELAY);
+	EXPECT_FALSE(r.why & SPAWNKIT_RUN_TIMED_OUT);
+	EXPECT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 3);
 	EXPECT_EQ(sscanf(joined(&r.out[1]), "bg %d", &bg), 1);
 	EXPECT_TRUE(bg > 1 && gone_within(bg, 10 * slow()));
 	spawnkit_run_result_free(&r);
