@@ -254,7 +254,9 @@ static inline void spawnkit_action_sigset(struct spawn_template_action *a,
  * CGROUP: EBADF (fd not open), EINVAL (not a cgroup2 directory, or two
  * CGROUP actions), EACCES (cgroup.procs not writable), EOPNOTSUPP (a kernel
  * before 5.7, or clone3 refused), EBUSY (a cgroup whose controllers are
- * enabled for its children cannot hold processes).
+ * enabled for its children cannot hold processes); SETCTTY: ENOTTY (fd is
+ * no terminal), EPERM (the child leads no session, or the terminal is
+ * another session's), EBADF.
  */
 static inline void spawnkit_action_setsid(struct spawn_template_action *a)
 {
@@ -294,6 +296,15 @@ static inline void spawnkit_action_cgroup(struct spawn_template_action *a, int c
 	memset(a, 0, sizeof(*a));
 	a->type = SPAWN_TEMPLATE_ACTION_CGROUP;
 	a->fd = cgroup_fd;
+}
+
+/* tty_fd: a terminal open in the child (after the dup2s: 0 for a pty made
+ * its stdin); the child must lead a session (a SETSID action before) */
+static inline void spawnkit_action_setctty(struct spawn_template_action *a, int tty_fd)
+{
+	memset(a, 0, sizeof(*a));
+	a->type = SPAWN_TEMPLATE_ACTION_SETCTTY;
+	a->fd = tty_fd;
 }
 
 #ifdef __cplusplus

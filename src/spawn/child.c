@@ -8,6 +8,7 @@
 #include <linux/close_range.h>
 #include <linux/openat2.h>
 #include <sched.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 
 #include "common/sys.h"
@@ -179,6 +180,8 @@ static long run_ext_action(const struct sk_action *a)
 		return sk_syscall4(SYS_prlimit64, 0, a->fd, a->rlim, 0);
 	case SPAWN_TEMPLATE_ACTION_CGROUP:
 		return 0;
+	case SPAWN_TEMPLATE_ACTION_SETCTTY:
+		return sk_syscall3(SYS_ioctl, a->fd, TIOCSCTTY, 0);
 	}
 	return -EINVAL;	/* the parent checked the type: not reached */
 }
@@ -225,6 +228,10 @@ static long run_action(const struct sk_action *a, struct xfd_state *x, uint64_t 
 			if ((a->sigset >> (sig - 1)) & 1 && sig != SIGKILL && sig != SIGSTOP)
 				set_default(sig);
 		return 0;
+	case SPAWN_TEMPLATE_ACTION_SETCTTY:
+		if (reads_hidden(x, a->fd))
+			return -EBADF;
+		return run_ext_action(a);
 	default:
 		return run_ext_action(a);
 	}	/* the parent checked the type: not reached */
