@@ -55,6 +55,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--resident", default="512,2048", help="MiB held by the harness, comma-separated")
     p.add_argument("--in-flight", type=int, default=16)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--child-nice", type=int, default=None,
+                   help="diagnostic: renice every tool to N right after its start, in both modes "
+                        "(how much of the loop delay is the tools' competition for the CPU)")
     p.add_argument("--node", default=shutil.which("node") or "node")
     p.add_argument("--json", default=str(REPO / "bench" / "results" / "node_agent.json"))
     p.add_argument("--plot", default=str(REPO / "bench" / "results" / "node_agent.png"))
@@ -72,6 +75,8 @@ def run_trial(a: argparse.Namespace, mode: str, resident: int, plan: Path) -> di
     pre = ["-r", str(REGISTER)] if mode == "register" else []
     cmd = [a.node, *pre, str(WORKER), "--plan", str(plan), "--resident", str(resident),
            "--in-flight", str(a.in_flight)]
+    if a.child_nice is not None:
+        cmd += ["--child-nice", str(a.child_nice)]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         raise BenchFailure(f"{mode} at {resident} MiB: {r.stderr.strip()[-2000:]}")
@@ -201,9 +206,10 @@ def main(argv: list[str]) -> int:
     node_version = subprocess.run([a.node, "--version"], capture_output=True, text=True).stdout.strip()
     h = toolinfo.host()
     print()
+    niced = "" if a.child_nice is None else f", tools reniced to {a.child_nice} (diagnostic)"
     print(f"Node agent benchmark: {a.calls} calls of the agent-tools mix per run, {a.in_flight} in flight "
           f"(child_process.execFile), {a.reps} repetitions, node {node_version}, Linux {h['kernel']}, "
-          f"{h['cpus']} CPUs; median (min-max)")
+          f"{h['cpus']} CPUs{niced}; median (min-max)")
     print()
     for line in table(rows):
         print(line)
@@ -216,6 +222,7 @@ def main(argv: list[str]) -> int:
     plot(rows, a.plot, title)
     print(f"\nplot: {a.plot}")
     Path(a.json).write_text(json.dumps({"host": h, "node": node_version, "calls": a.calls, "reps": a.reps,
+                                        "child_nice": a.child_nice,
                                         "in_flight": a.in_flight, "summary": rows, "trials": trials}, indent=1) + "\n")
     print(f"json: {a.json}")
     return 0

@@ -10,6 +10,7 @@
 // Run with or without `-r spawnkit/register`; prints one JSON object.
 const cp = require('node:child_process');
 const fs = require('node:fs');
+const os = require('node:os');
 const { performance, monitorEventLoopDelay } = require('node:perf_hooks');
 const { makeResident } = require('./resident');
 
@@ -19,6 +20,10 @@ function arg(name, def) {
 }
 const resident = Number(arg('resident', '0'));
 const inFlight = Number(arg('in-flight', '16'));
+// --child-nice N: each tool's nice value set to N right after its start
+// (a diagnostic: how much of the loop's delay is the tools' competition
+// for the CPU rather than anything the start does).  Off by default.
+const childNice = arg('child-nice', null);
 const plan = JSON.parse(fs.readFileSync(arg('plan'), 'utf8'));
 const calls = plan.calls.map((c) => ({ ...c, stdout: Buffer.from(c.stdout, 'base64') }));
 
@@ -43,7 +48,7 @@ const startHold = []; // ms, execFile's own return: the loop held by the start
 function one(c) {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    cp.execFile(c.argv[0], c.argv.slice(1), { cwd: c.cwd, encoding: 'buffer', maxBuffer: 64 << 20 },
+    const child = cp.execFile(c.argv[0], c.argv.slice(1), { cwd: c.cwd, encoding: 'buffer', maxBuffer: 64 << 20 },
       (err, stdout, stderr) => {
         latency.push(performance.now() - t0);
         if (err && typeof err.code !== 'number') return reject(new Error(`${c.argv.join(' ')}: ${err.message}`));
@@ -51,6 +56,13 @@ function one(c) {
         return bad ? reject(new Error(`${c.argv.join(' ')} (cwd ${c.cwd}): ${bad}`)) : resolve();
       });
     startHold.push(performance.now() - t0);
+    if (childNice !== null && child.pid) {
+      try {
+        os.setPriority(child.pid, Number(childNice));
+      } catch {
+        // gone already: nothing left to compete with
+      }
+    }
   });
 }
 
