@@ -44,32 +44,83 @@ static size_t read_all(int fd, char *buf, size_t room)
 	return len;
 }
 
+/* A start with stdout on a pipe (DUP2 to 1, then the extra actions). */
+struct capture {
+	struct spawnkit_start *s;
+	int pipe[2];
+	int pidfd;
+	pid_t pid;
+};
+
+static void capture_start(struct capture *c, struct spawnkit_template *t, char *const argv[],
+			  char *const envp[], const struct spawn_template_action *extra,
+			  unsigned int n)
+{
+	struct spawn_template_action all[4];
+
+	memset(c, 0, sizeof(*c));
+	c->pidfd = -1;
+	CHECK_EQ(pipe2(c->pipe, O_CLOEXEC), 0);
+	spawnkit_action_dup2(&all[0], c->pipe[1], 1, 0);
+	if (n)
+		memcpy(&all[1], extra, n * sizeof(*extra));
+	c->pid = spawnkit_spawn_start(t, argv, envp, all, n + 1, 0, &c->pidfd, &c->s);
+	close(c->pipe[1]);
+}
+
+/* The decision, the output in out, the wait status in *status. */
+static int capture_finish(struct capture *c, char *out, size_t room, int *status)
+{
+	int ret = poll_decision(c->s);
+
+	read_all(c->pipe[0], out, room);
+	close(c->pipe[0]);
+	*status = wait_pidfd(c->pidfd);
+	spawnkit_start_free(c->s);
+	return ret;
+}
+
+/* Start, send sig (if not 0) at once, then the decision (asked twice: the
+ * same answer), the wait status in *status. */
+static int start_decide(struct spawnkit_template *t, char *const argv[],
+			const struct spawn_template_action *acts, unsigned int n,
+			unsigned int flags, int sig, int *status)
+{
+	struct spawnkit_start *s = NULL;
+	int pidfd = -1, ret;
+
+	*status = -1;
+	ret = spawnkit_spawn_start(t, argv, environ, acts, n, flags, &pidfd, &s);
+	CHECK(ret > 0);
+	if (ret <= 0)
+		return ret;
+	if (sig)
+		CHECK_EQ(syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0), 0);
+	ret = poll_decision(s);
+	CHECK_EQ(spawnkit_start_wait(s, WNOHANG), ret);
+	*status = wait_pidfd(pidfd);
+	spawnkit_start_free(s);
+	return ret;
+}
+
 /* exec'd: 0, output and exit status as from spawnkit_spawn. */
 TEST(exec_reported_and_output)
 {
 	struct spawnkit_template *t = user_probe();
 	char *argv[] = { "probe", "hello", "--exit", "4", NULL }, out[1 << 16];
-	struct spawn_template_action a;
-	struct spawnkit_start *s = NULL;
-	int p[2], pidfd = -1, st;
-	pid_t pid;
+	struct capture c;
+	int st;
 
-	ASSERT_EQ(pipe2(p, O_CLOEXEC), 0);
-	spawnkit_action_dup2(&a, p[1], 1, 0);
-	pid = spawnkit_spawn_start(t, argv, environ, &a, 1, 0, &pidfd, &s);
-	ASSERT_GT(pid, 0);
-	close(p[1]);
-	CHECK(pidfd >= 0);
-	CHECK(spawnkit_start_fd(s) >= 0);
-	CHECK_EQ(poll_decision(s), 0);
-	CHECK_EQ(spawnkit_start_fd(s), -1);
-	CHECK_EQ(spawnkit_start_wait(s, 0), 0);	/* asked again: the same */
-	read_all(p[0], out, sizeof(out));
+	capture_start(&c, t, argv, environ, NULL, 0);
+	ASSERT_GT(c.pid, 0);
+	CHECK(c.pidfd >= 0);
+	CHECK(spawnkit_start_fd(c.s) >= 0);
+	CHECK_EQ(poll_decision(c.s), 0);
+	CHECK_EQ(spawnkit_start_fd(c.s), -1);
+	CHECK_EQ(spawnkit_start_wait(c.s, 0), 0);	/* asked again: the same */
+	CHECK_EQ(capture_finish(&c, out, sizeof(out), &st), 0);
 	CHECK(strstr(out, "argv 1 hello\n") != NULL);
-	st = wait_pidfd(pidfd);
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 4);
-	spawnkit_start_free(s);
-	close(p[0]);
 	spawnkit_template_destroy(t);
 }
 
@@ -81,37 +132,32 @@ TEST(caller_memory_is_not_read_after_return)
 	char *a1 = strdup("first-arg"), *e1 = strdup("SK_START_VAR=value");
 	char *path = strdup("/dev/null"), out[1 << 16];
 	char **argv = calloc(3, sizeof(char *)), **envp = calloc(2, sizeof(char *));
-	struct spawn_template_action acts[2];
+	struct spawn_template_action act;
 	struct spawn_template_open o;
-	struct spawnkit_start *s = NULL;
-	int p[2], pidfd = -1;
+	struct capture c;
+	int st;
 
 	argv[0] = "probe";
 	argv[1] = a1;
 	envp[0] = e1;
-	ASSERT_EQ(pipe2(p, O_CLOEXEC), 0);
-	spawnkit_action_dup2(&acts[0], p[1], 1, 0);
-	spawnkit_action_open(&acts[1], &o, AT_FDCWD, path, O_RDONLY, 0, 0);
-	ASSERT_GT(spawnkit_spawn_start(t, argv, envp, acts, 2, 0, &pidfd, &s), 0);
+	spawnkit_action_open(&act, &o, AT_FDCWD, path, O_RDONLY, 0, 0);
+	capture_start(&c, t, argv, envp, &act, 1);
+	ASSERT_GT(c.pid, 0);
 	memset(a1, 'X', strlen(a1));
 	memset(e1, 'Y', strlen(e1));
 	memset(path, 'Z', strlen(path));
 	memset(&o, 0xff, sizeof(o));
-	memset(acts, 0xff, sizeof(acts));
+	memset(&act, 0xff, sizeof(act));
 	argv[1] = "changed";
 	free(argv);
 	free(envp);
-	close(p[1]);
-	CHECK_EQ(poll_decision(s), 0);
-	read_all(p[0], out, sizeof(out));
+	CHECK_EQ(capture_finish(&c, out, sizeof(out), &st), 0);
 	CHECK(strstr(out, "argv 1 first-arg\n") != NULL);
 	CHECK(strstr(out, "env SK_START_VAR=value\n") != NULL);
-	CHECK(WIFEXITED(wait_pidfd(pidfd)));
-	spawnkit_start_free(s);
+	CHECK(WIFEXITED(st));
 	free(a1);
 	free(e1);
 	free(path);
-	close(p[0]);
 	spawnkit_template_destroy(t);
 }
 
@@ -152,16 +198,11 @@ TEST(action_errno_reported)
 	struct spawnkit_template *t = user_probe();
 	char *argv[] = { "probe", "--quiet", NULL };
 	struct spawn_template_action a;
-	struct spawnkit_start *s = NULL;
-	int pidfd = -1, st;
+	int st;
 
 	spawnkit_action_dup2(&a, 900, 5, 0);	/* 900 is not open */
-	ASSERT_GT(spawnkit_spawn_start(t, argv, environ, &a, 1, 0, &pidfd, &s), 0);
-	CHECK_EQ(poll_decision(s), -EBADF);
-	CHECK_EQ(spawnkit_start_wait(s, WNOHANG), -EBADF);
-	st = wait_pidfd(pidfd);
+	CHECK_EQ(start_decide(t, argv, &a, 1, 0, 0, &st), -EBADF);
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == SPAWN_TEMPLATE_EXIT_OTHER);
-	spawnkit_start_free(s);
 	spawnkit_template_destroy(t);
 }
 
@@ -172,40 +213,44 @@ TEST(report_pipe_survives_close_range)
 	struct spawnkit_template *t = user_probe();
 	char *argv[] = { "probe", "--quiet", NULL };
 	struct spawn_template_action a[2];
-	struct spawnkit_start *s = NULL;
-	int pidfd = -1;
+	int st;
 
 	spawnkit_action_close_range(&a[0], 3, SPAWN_TEMPLATE_FD_MAX, 0);
 	spawnkit_action_dup2(&a[1], 40, 41, 0);	/* closed just above */
-	ASSERT_GT(spawnkit_spawn_start(t, argv, environ, a, 2, SPAWNKIT_SPAWN_INHERIT_FDS,
-				       &pidfd, &s), 0);
-	CHECK_EQ(poll_decision(s), -EBADF);
-	wait_pidfd(pidfd);
-	spawnkit_start_free(s);
+	CHECK_EQ(start_decide(t, argv, a, 2, SPAWNKIT_SPAWN_INHERIT_FDS, 0, &st), -EBADF);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == SPAWN_TEMPLATE_EXIT_OTHER);
 	spawnkit_template_destroy(t);
+}
+
+/* A template of an executable file holding text, made in a new temporary
+ * directory (dir, file: filled in; the caller removes both). */
+static struct spawnkit_template *text_template(char *dir, char *file, size_t room,
+					       const char *text)
+{
+	struct spawnkit_template *t = NULL;
+	int fd;
+
+	setenv("SPAWNKIT_BACKEND", "user", 1);
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(file, room, "%s/f", dir);
+	fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC, 0755);
+	CHECK(fd >= 0);
+	CHECK(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+	close(fd);
+	CHECK_EQ(spawnkit_template_create(file, SPAWN_TEMPLATE_CREATE_CLOEXEC, &t), 0);
+	return t;
 }
 
 /* An exec that fails in the child: a #! line naming a missing interpreter. */
 TEST(exec_errno_reported)
 {
 	char dir[] = "/tmp/sk-start-XXXXXX", file[64], *argv[] = { "s", NULL };
-	struct spawnkit_template *t = NULL;
-	struct spawnkit_start *s = NULL;
-	int fd, pidfd = -1, st;
+	struct spawnkit_template *t = text_template(dir, file, sizeof(file), "#!/no/such/interp\n");
+	int st;
 
-	setenv("SPAWNKIT_BACKEND", "user", 1);
-	ASSERT_TRUE(mkdtemp(dir) != NULL);
-	snprintf(file, sizeof(file), "%s/s", dir);
-	fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC, 0755);
-	ASSERT_TRUE(fd >= 0);
-	CHECK(write(fd, "#!/no/such/interp\n", 18) == 18);
-	close(fd);
-	ASSERT_EQ(spawnkit_template_create(file, SPAWN_TEMPLATE_CREATE_CLOEXEC, &t), 0);
-	ASSERT_GT(spawnkit_spawn_start(t, argv, environ, NULL, 0, 0, &pidfd, &s), 0);
-	CHECK_EQ(poll_decision(s), -ENOENT);
-	st = wait_pidfd(pidfd);
+	ASSERT_TRUE(t != NULL);
+	CHECK_EQ(start_decide(t, argv, NULL, 0, 0, 0, &st), -ENOENT);
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == SPAWN_TEMPLATE_EXIT_ENOENT);
-	spawnkit_start_free(s);
 	spawnkit_template_destroy(t);
 	unlink(file);
 	rmdir(dir);
@@ -216,18 +261,11 @@ TEST(exec_errno_reported)
 TEST(unknown_format_is_decided_on_return)
 {
 	char dir[] = "/tmp/sk-start-XXXXXX", file[64], *argv[] = { "x", NULL };
-	struct spawnkit_template *t = NULL;
+	struct spawnkit_template *t = text_template(dir, file, sizeof(file), "echo no magic\n");
 	struct spawnkit_start *s = NULL;
-	int fd, pidfd = -1;
+	int pidfd = -1;
 
-	setenv("SPAWNKIT_BACKEND", "user", 1);
-	ASSERT_TRUE(mkdtemp(dir) != NULL);
-	snprintf(file, sizeof(file), "%s/x", dir);
-	fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC, 0755);
-	ASSERT_TRUE(fd >= 0);
-	CHECK(write(fd, "echo no magic\n", 14) == 14);
-	close(fd);
-	ASSERT_EQ(spawnkit_template_create(file, SPAWN_TEMPLATE_CREATE_CLOEXEC, &t), 0);
+	ASSERT_TRUE(t != NULL);
 	CHECK_ERR(spawnkit_spawn_start(t, argv, environ, NULL, 0, 0, &pidfd, &s), ENOEXEC);
 	CHECK(s == NULL);
 	CHECK(no_children());
@@ -259,15 +297,10 @@ TEST(kill_right_after_start)
 {
 	struct spawnkit_template *t = user_probe();
 	char *argv[] = { "probe", "--quiet", "--sleep", "30", NULL };
-	struct spawnkit_start *s = NULL;
-	int pidfd = -1, st;
+	int st;
 
-	ASSERT_GT(spawnkit_spawn_start(t, argv, environ, NULL, 0, 0, &pidfd, &s), 0);
-	CHECK_EQ(syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0), 0);
-	CHECK_EQ(poll_decision(s), 0);
-	st = wait_pidfd(pidfd);
+	CHECK_EQ(start_decide(t, argv, NULL, 0, 0, SIGKILL, &st), 0);
 	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
-	spawnkit_start_free(s);
 	spawnkit_template_destroy(t);
 }
 
@@ -298,22 +331,15 @@ TEST(child_sees_no_report_pipe)
 {
 	struct spawnkit_template *t = user_probe();
 	char *argv[] = { "probe", NULL }, out[1 << 16];
-	struct spawn_template_action a;
-	struct spawnkit_start *s = NULL;
-	int p[2], pidfd = -1;
+	struct capture c;
+	int st;
 
-	ASSERT_EQ(pipe2(p, O_CLOEXEC), 0);
-	spawnkit_action_dup2(&a, p[1], 1, 0);
-	ASSERT_GT(spawnkit_spawn_start(t, argv, environ, &a, 1, 0, &pidfd, &s), 0);
-	close(p[1]);
-	CHECK_EQ(poll_decision(s), 0);
-	read_all(p[0], out, sizeof(out));
+	capture_start(&c, t, argv, environ, NULL, 0);
+	ASSERT_GT(c.pid, 0);
+	CHECK_EQ(capture_finish(&c, out, sizeof(out), &st), 0);
 	CHECK(strstr(out, "fd 1\n") != NULL);
 	CHECK(strstr(out, "fd 3\n") == NULL);
 	CHECK(strstr(out, "fd 4\n") == NULL);
-	wait_pidfd(pidfd);
-	spawnkit_start_free(s);
-	close(p[0]);
 	spawnkit_template_destroy(t);
 }
 
