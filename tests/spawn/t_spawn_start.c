@@ -343,6 +343,28 @@ TEST(child_sees_no_report_pipe)
 	spawnkit_template_destroy(t);
 }
 
+/* The kernel backend's call returns after the exec: its start comes back
+ * decided, and the child runs as from spawnkit_spawn. */
+TEST(kernel_backend_is_decided_on_return)
+{
+	char *argv[] = { "probe", "--quiet", "--exit", "3", NULL };
+	struct spawnkit_template *t;
+	struct spawnkit_start *s = NULL;
+	int pidfd = -1, st;
+
+	if (spawnkit_backend() != SPAWNKIT_BACKEND_KERNEL)
+		SKIP("no kernel backend (the guest's patched kernel has one)");
+	t = probe_template();
+	ASSERT_EQ(spawnkit_template_backend(t), SPAWNKIT_BACKEND_KERNEL);
+	ASSERT_GT(spawnkit_spawn_start(t, argv, environ, NULL, 0, 0, &pidfd, &s), 0);
+	CHECK_EQ(spawnkit_start_fd(s), -1);
+	CHECK_EQ(spawnkit_start_wait(s, WNOHANG), 0);
+	st = wait_pidfd(pidfd);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 3);
+	spawnkit_start_free(s);
+	spawnkit_template_destroy(t);
+}
+
 TEST(bad_arguments)
 {
 	struct spawnkit_template *t = user_probe();
