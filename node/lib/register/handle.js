@@ -120,11 +120,13 @@ class SkProcess {
       }
       // Another event first (an AbortSignal's 'error', say): 'spawn' must
       // precede it, so learn the exec's outcome now, waiting if need be.
-      sk._settle();
+      // (Adding and removing listeners is not an event of the child's.)
+      if (name !== 'newListener' && name !== 'removeListener') sk._settle();
       const next = owner.emit === holding ? stockEmit : owner.emit;
       return Reflect.apply(next, this, [name, ...args]);
     };
-    owner.emit = holding;
+    // Not enumerable: the child looks as it did to whoever inspects it.
+    Object.defineProperty(owner, 'emit', { value: holding, writable: true, configurable: true, enumerable: false });
     this._owner = owner;
     this._release = (ok) => {
       this._owner = null;
