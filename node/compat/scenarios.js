@@ -111,10 +111,14 @@ const scenarios = {
     route: 'routed',
     run: async () => {
       const c = cp.spawn('echo', ['a', 'b']);
+      const keys = Object.keys(c).sort(); // what an inspector sees at once
       const r = await watch(c);
-      return { ...r, spawnfile: c.spawnfile, spawnargs: c.spawnargs };
+      return { ...r, spawnfile: c.spawnfile, spawnargs: c.spawnargs, keys };
     },
-    check: (o) => assert.deepEqual(o.spawnargs, ['echo', 'a', 'b']),
+    check: (o) => {
+      assert.deepEqual(o.spawnargs, ['echo', 'a', 'b']);
+      assert.ok(o.keys.includes('pid') && !o.keys.includes('emit'));
+    },
   },
   'spawn: ENOENT is an error event with Node\'s fields': {
     route: 'routed',
