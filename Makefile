@@ -94,7 +94,7 @@ $(B)/tests/helpers/%: tests/helpers/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(LDSTATIC)
 
-$(B)/tests/%: tests/%.c tests/harness.h $(wildcard tests/*/*.h) $(B)/libspawnkit.a
+$(B)/tests/%: tests/%.c $(wildcard tests/*.h tests/*/*.h) $(B)/libspawnkit.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) -Itests $(CFLAGS_ALL) -o $@ $< $(B)/libspawnkit.a $(LIBS) $(LDSTATIC)
 
@@ -180,7 +180,8 @@ test-asan:
 		B=build-asan STRESS_ASAN=1 STRESS_RSS_SLACK_KB=262144 STRESS_ONLY='c_*' ./tests/stress/run.sh smoke
 
 # Warm templates: the corpus cold and warm alternately, byte for byte, with
-# the configured python3 and Debian's /usr/bin/python3 (tests/warm/).
+# the configured python3 and Debian's /usr/bin/python3, then warm
+# interpreters that die at each step of a request (tests/warm/).
 # WARM_PY runs the suite (spawnkit is installed for it, e.g. a venv's python);
 # WARM_TARGETS are the interpreters under test.
 WARM_PY ?= $(shell ./scripts/venv.sh)
@@ -188,6 +189,7 @@ WARM_TARGETS ?= $(shell ./scripts/find-python.sh) /usr/bin/python3
 test-warm: lib
 	$(MAKE) -C python install PY=$(WARM_PY)
 	$(WARM_PY) tests/warm/equivalence.py $(WARM_TARGETS)
+	$(WARM_PY) tests/warm/robust.py $(WARM_TARGETS)
 
 kernel:
 	$(MAKE) -C kernel bzImage

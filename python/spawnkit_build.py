@@ -81,6 +81,8 @@ _uring_objects, _uring_libs = _uring_link_args()
 ffibuilder.set_source(
     "spawnkit._spawnkit",
     SOURCE,
+    # the archive too: a rebuilt library relinks the binding
+    depends=[STATIC_LIB],
     include_dirs=[INCLUDE_DIR],
     # The archive goes on the link line as an object list, so only the
     # members the binding uses are linked, and statically.

@@ -169,21 +169,4 @@ TEST(warm_preload_without_the_warm_flag_is_einval)
 	EXPECT_ERR(run_sh(&o, "true", &r), EINVAL);
 }
 
-TEST(a_caller_built_before_on_signal_is_still_served)
-{
-	struct spawnkit_run_opts o;
-	struct spawnkit_run_result r;
-
-	spawnkit_run_opts_init(&o);
-	o.on_signal = on_signal;	/* past its size: never read */
-	o.size = SPAWNKIT_RUN_OPTS_SIZE_V2;
-	signal_calls = 0;
-	catch(SIGALRM, on_alarm);
-	alarm_in_ms(100);
-	EXPECT_EQ(run_sh(&o, "sleep 0.4; echo ok", &r), 0);
-	EXPECT_STREQ(joined(&r.out[1]), "ok\n");
-	EXPECT_EQ(signal_calls, 0);
-	spawnkit_run_result_free(&r);
-}
-
 TEST_HARNESS_MAIN
