@@ -364,12 +364,14 @@ def run(args: Any, *, input: Union[None, bytes, str] = None,
         preload: Any = (), wait_delay: Optional[float] = None, truncation_marker: bool = True,
         new_session: Optional[bool] = None, on_stdout: Optional[Callable[[Any], object]] = None,
         on_stderr: Optional[Callable[[Any], object]] = None, rlimits: Any = None,
-        umask: Optional[int] = None, cgroup: Any = None) -> CompletedProcess[Any]:
+        umask: Optional[int] = None, cgroup: Any = None, pty: bool = False,
+        pty_size: Any = None) -> CompletedProcess[Any]:
     """spawnkit.run() (see _run.py) over subprocess.Popen, with the same
     options checked the same way.  warm and preload change only the speed
     of a call, never its result: here every call is cold.  What differs:
     no truncation marker (the library joins with one; here head and tail
-    are joined as they are), and cgroup= raises OSError(EOPNOTSUPP)."""
+    are joined as they are), and cgroup= and pty=True raise
+    OSError(EOPNOTSUPP)."""
     stdin, stdout, stderr, data, tp = run_params(
         input, stdin, stdout, stderr, capture_output, no_output_timeout,
         output_limit, text, encoding, errors, universal_newlines)
@@ -383,6 +385,12 @@ def run(args: Any, *, input: Union[None, bytes, str] = None,
            2: opt.check_callback("on_stderr", on_stderr)}
     limits = opt.rlimits(rlimits)
     mask = opt.umask(umask)
+    if opt.check_bool("pty", pty) or pty_size is not None:
+        opt.pty_size(pty_size)
+        if not pty:
+            raise ValueError("pty_size needs pty=True")
+        raise OSError(errno.EOPNOTSUPP, "pty=True needs the compiled binding "
+                      "(SPAWNKIT_RUN_PTY); the portable fallback has none")
     if cgroup is not None:
         raise OSError(errno.EOPNOTSUPP, "cgroup= needs the compiled binding "
                       "(CLONE_INTO_CGROUP); the portable fallback has none")

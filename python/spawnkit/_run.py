@@ -65,6 +65,8 @@ if TYPE_CHECKING:
         rlimits: Optional[opt.RlimitsArg]
         umask: Optional[int]
         cgroup: Union[None, int, StrOrBytesPath]
+        pty: bool
+        pty_size: Optional[Tuple[int, int]]
         warm: bool
         preload: Optional[Sequence[str]]
 
@@ -357,6 +359,7 @@ def run(args: Argv, *, input: Union[None, bytes, str] = None,
         on_stderr: Optional[Callable[[Any], object]] = None,
         rlimits: Optional[opt.RlimitsArg] = None, umask: Optional[int] = None,
         cgroup: Union[None, int, StrOrBytesPath] = None,
+        pty: bool = False, pty_size: Optional[Tuple[int, int]] = None,
         warm: bool = False, preload: Optional[Sequence[str]] = None) -> CompletedProcess[Any]:
     """Run a command to its end and return a CompletedProcess.
 
@@ -386,6 +389,11 @@ def run(args: Argv, *, input: Union[None, bytes, str] = None,
     rlimits: {"RLIMIT_NOFILE" or resource.RLIMIT_NOFILE: (soft, hard) or
         both}; umask: the child's umask; cgroup: a writable cgroup2
         directory (path or fd) the child starts in, killed whole at the end.
+    pty: the child runs on a new pty, its controlling terminal, of
+        pty_size=(rows, cols) (default 24 x 80); input is typed ahead, and
+        its output (stderr too: a terminal has one) is stdout, with "\r\n"
+        in bytes mode; stdin/stdout/stderr= and new_session=False do not
+        apply then.
     warm/preload: start a Python call from a warm interpreter when it fits
         (docs/warm.md); the result is the same, only faster.
     kill_grace is accepted for the portable fallback and aio.run(); the
@@ -416,6 +424,17 @@ def run(args: Argv, *, input: Union[None, bytes, str] = None,
                 o.input_len = len(data)
         elif stdin is not None:
             o.std_mode[0], o.std_fd[0] = _stdio_mode(stdin, 0)
+        if pty is not False:
+            if opt.check_bool("pty", pty):
+                if stdin is not None or stdout is not None or stderr is not None or (
+                        capture_output is not True):
+                    raise ValueError("pty=True: the pty is the child's stdin, stdout and "
+                                     "stderr (no stdin=, stdout=, stderr=, capture_output=)")
+                o.flags |= lib.SPAWNKIT_RUN_PTY
+                o.std_mode[0] = _M_PIPE
+                o.pty_rows, o.pty_cols = opt.pty_size(pty_size)
+        elif pty_size is not None:
+            raise ValueError("pty_size needs pty=True")
         if capture_output is not True:
             if capture_output is not False:
                 raise TypeError(f"capture_output must be True or False, not {capture_output!r}")
@@ -464,9 +483,12 @@ def run(args: Argv, *, input: Union[None, bytes, str] = None,
         elif preload:
             raise ValueError("preload needs warm=True")
         if new_session is None:
-            new_session = not warm
+            new_session = pty or not warm
         elif new_session is not True:
             opt.check_bool("new_session", new_session)
+            if pty:
+                raise ValueError("pty=True needs new_session: the pty is the controlling "
+                                 "terminal of the child's own session")
         if not new_session:
             o.flags |= lib.SPAWNKIT_RUN_NO_NEW_SESSION
 

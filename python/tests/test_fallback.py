@@ -147,9 +147,13 @@ def test_new_run_options_in_the_fallback() -> None:
     with pytest.raises(OSError) as e:
         _fallback.run(["true"], cgroup="/sys/fs/cgroup")
     assert e.value.errno == 95                        # EOPNOTSUPP
+    with pytest.raises(OSError) as e:
+        _fallback.run(["true"], pty=True)
+    assert e.value.errno == 95
     bads: "list[dict[str, Any]]" = [
         {"umask": "x"}, {"rlimits": {"RLIMIT_NOPE": 1}}, {"wait_delay": -1},
-        {"new_session": 1}, {"on_stdout": 3}, {"truncation_marker": None}]
+        {"new_session": 1}, {"on_stdout": 3}, {"truncation_marker": None}, {"pty": 1},
+        {"pty_size": (24, 80)}, {"pty": True, "pty_size": (0, 1)}]
     for bad in bads:
         with pytest.raises((TypeError, ValueError)):
             _fallback.run(["true"], **bad)
