@@ -223,6 +223,7 @@ _started: Dict[int, Process] = {}
 def _spawn_raw(args: Any, **kw: Any) -> Tuple[int, None, List[Optional[int]]]:
     kw.pop("warm", None)                          # warm only changes speed: cold here
     kw.pop("preload", None)
+    kw.pop("new_session", None)                   # every child here has a session of its own
     if kw.pop("template", None) is not None:
         raise OSError(errno.ENOSYS, "spawnkit: no spawn templates in the fallback backend")
     proc = _popen(args, **kw)
@@ -239,7 +240,7 @@ def _spawn_raw(args: Any, **kw: Any) -> Tuple[int, None, List[Optional[int]]]:
     return proc.pid, None, fds
 
 
-def _adopt(args: Any, pid: int, pidfd: None, fds: Any) -> Process:
+def _adopt(args: Any, pid: int, pidfd: None, fds: Any, new_session: bool = True) -> Process:
     return _started.pop(pid)
 
 
