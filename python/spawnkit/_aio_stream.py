@@ -105,6 +105,36 @@ def stream(args: Argv, *, input: Union[None, bytes, str] = ..., stdin: Any = ...
 def stream(args: Argv, *, input: Union[None, bytes, str] = ..., stdin: Any = ...,
            stdout: Any = ..., stderr: Any = ..., timeout: Optional[float] = ...,
            no_output_timeout: Optional[float] = ..., check: bool = ...,
+           text: Optional[bool] = ..., encoding: str, errors: Optional[str] = ...,
+           new_session: bool = ..., wait_delay: Optional[float] = ...,
+           chunk_size: int = ..., kill_grace: float = ...,
+           cwd: Union[None, StrOrBytesPath, int] = ..., env: Optional[Mapping[Any, Any]] = ...,
+           executable: Optional[StrOrBytesPath] = ..., pass_fds: Sequence[int] = ...,
+           inherit_fds: bool = ..., signal_mask: Optional[Iterable[int]] = ...,
+           default_signals: Iterable[int] = ..., restore_signals: bool = ...,
+           warm: bool = ..., preload: Optional[Sequence[str]] = ...,
+           ) -> AsyncGenerator[Chunk[str], None]: ...
+
+
+@overload
+def stream(args: Argv, *, input: Union[None, bytes, str] = ..., stdin: Any = ...,
+           stdout: Any = ..., stderr: Any = ..., timeout: Optional[float] = ...,
+           no_output_timeout: Optional[float] = ..., check: bool = ...,
+           text: Optional[bool] = ..., encoding: Optional[str] = ..., errors: str,
+           new_session: bool = ..., wait_delay: Optional[float] = ...,
+           chunk_size: int = ..., kill_grace: float = ...,
+           cwd: Union[None, StrOrBytesPath, int] = ..., env: Optional[Mapping[Any, Any]] = ...,
+           executable: Optional[StrOrBytesPath] = ..., pass_fds: Sequence[int] = ...,
+           inherit_fds: bool = ..., signal_mask: Optional[Iterable[int]] = ...,
+           default_signals: Iterable[int] = ..., restore_signals: bool = ...,
+           warm: bool = ..., preload: Optional[Sequence[str]] = ...,
+           ) -> AsyncGenerator[Chunk[str], None]: ...
+
+
+@overload
+def stream(args: Argv, *, input: Union[None, bytes, str] = ..., stdin: Any = ...,
+           stdout: Any = ..., stderr: Any = ..., timeout: Optional[float] = ...,
+           no_output_timeout: Optional[float] = ..., check: bool = ...,
            text: Literal[False, None] = ..., encoding: None = ..., errors: None = ...,
            new_session: bool = ..., wait_delay: Optional[float] = ...,
            chunk_size: int = ..., kill_grace: float = ...,

@@ -40,6 +40,8 @@ def test_streams_are_asyncio_streams():
 def test_write_then_readline_interactively():
     async def main():
         p = await aio.spawn(["cat"], stdin=PIPE, stdout=PIPE)
+        assert p.stdin is not None
+        assert p.stdout is not None
         for word in (b"one", b"two"):
             p.stdin.write(word + b"\n")
             await p.stdin.drain()
@@ -56,6 +58,7 @@ def test_write_then_readline_interactively():
 def test_readexactly_and_eof_error():
     async def main():
         p = await aio.spawn(["printf", "abcdef"], stdout=PIPE)
+        assert p.stdout is not None
         assert await p.stdout.readexactly(4) == b"abcd"
         with pytest.raises(asyncio.IncompleteReadError) as ei:
             await p.stdout.readexactly(4)
@@ -69,6 +72,8 @@ def test_stderr_separate_and_limit_for_readline():
     async def main():
         p = await aio.spawn(["sh", "-c", "head -c 300 /dev/zero | tr '\\0' x; echo; echo e >&2"],
                             stdout=PIPE, stderr=PIPE, limit=100)
+        assert p.stdout is not None
+        assert p.stderr is not None
         with pytest.raises(ValueError):            # longer than limit: as asyncio's
             await p.stdout.readline()
         assert await p.stderr.readline() == b"e\n"
@@ -128,7 +133,7 @@ def test_many_waiters_share_the_pidfd_watch():
         w3 = asyncio.ensure_future(p.wait())
         await asyncio.sleep(0.05)
         w3.cancel()                                  # a cancelled waiter harms no other
-        assert await asyncio.gather(w1, w2) == [0, 0]
+        assert list(await asyncio.gather(w1, w2)) == [0, 0]
         assert w3.cancelled()
     arun(main())
 
@@ -162,6 +167,8 @@ def test_kill_tree_new_session_kills_the_session_even_after_exit():
     async def main():
         p = await aio.spawn(["sh", "-c", "sleep 100 >/dev/null & echo $!; read x; true"],
                             stdin=PIPE, stdout=PIPE, new_session=True)
+        assert p.stdin is not None
+        assert p.stdout is not None
         bg = int(await p.stdout.readline())
         assert os.getsid(p.pid) == p.pid              # leads its own session
         p.stdin.close()
@@ -177,6 +184,7 @@ def test_kill_tree_running_child_and_grandchildren():
     async def main():
         p = await aio.spawn(["sh", "-c", "sleep 100 & echo $!; sleep 100 & echo $!; wait"],
                             stdout=PIPE, new_session=True)
+        assert p.stdout is not None
         pids = [int(await p.stdout.readline()) for _ in range(2)]
         p.kill_tree()
         assert await p.wait() == -signal.SIGKILL
@@ -191,6 +199,7 @@ def test_no_fd_leak_and_no_zombie_after_close():
         before = fds()
         p = await aio.spawn(["sh", "-c", "cat; sleep 0.05"], stdin=PIPE, stdout=PIPE,
                             stderr=PIPE)
+        assert p.stdin is not None
         # 3 pipe ends and the pidfd (the fallback has none)
         assert len(fds()) == len(before) + 3 + (p.pidfd is not None)
         p.stdin.write(b"x")

@@ -5,6 +5,7 @@ import os
 import signal
 import subprocess
 import time
+from typing import Any, Dict, List, Tuple, Type
 
 import pytest
 
@@ -253,7 +254,7 @@ def test_1mib_stdin_100mb_output_bounded_memory():
     assert grown < 48 << 20, f"peak RSS grew by {grown >> 20} MiB"
 
 
-BAD = [
+BAD: List[Tuple[Dict[str, Any], Type[Exception], str]] = [
     (dict(timeout="1"), TypeError, "timeout"),
     (dict(timeout=float("nan")), TypeError, "timeout"),
     (dict(no_output_timeout=0), ValueError, "no_output_timeout"),
