@@ -11,17 +11,19 @@ of one stream keep their order; between stdout and stderr they come in the
 order the loop read them.
 
 The child runs in a session of its own by default (new_session=True).
-When it ends, whatever is left in its session is killed (background jobs,
-orphans holding the pipes), the rest of the output is read, and the
-iterator ends; check=True then raises CalledProcessError for a non-zero
-status.  A timeout, a no_output_timeout, an exception, or a consumer that
-stops iterating (break, aclose(), a cancelled task) kills the whole tree,
-reaps the child and closes every pipe before the error or the close goes on.
-After a `break` the iterator is closed when it is collected (at once in
-CPython) by a task the loop starts; `async with contextlib.aclosing(...)`
-closes it right there.  Output waits in the pipe while the consumer works
-on a chunk (at most `chunk_size` more is buffered per stream), so a slow
-consumer slows the child down instead of growing memory.
+Once it has ended and its pipes are closed, whatever is left of its session
+is killed (background jobs), and the iterator ends; check=True then raises
+CalledProcessError for a non-zero status.  A background job that keeps the
+pipes open keeps the iterator going, as with subprocess, unless wait_delay
+says how long to wait for it.  A timeout, a no_output_timeout, an
+exception, or a consumer that stops iterating (break, aclose(), a cancelled
+task) kills the whole tree, reaps the child and closes every pipe before
+the error or the close goes on.  After a `break` the iterator is closed
+when it is collected (at once in CPython) by a task the loop starts;
+`await agen.aclose()` (or contextlib.aclosing) closes it right there.
+Output waits in the pipe while the consumer works on a chunk (about
+2 x chunk_size is buffered per stream), so a slow consumer slows the child
+down instead of growing memory.
 """
 from __future__ import annotations
 
@@ -86,99 +88,69 @@ class _Text:
         return self.dec.decode(data, final)
 
 
+if TYPE_CHECKING:
+    from typing_extensions import TypedDict, Unpack
+
+    class StreamOptions(TypedDict, total=False):
+        """stream()'s keyword options besides text, encoding and errors."""
+        input: Union[None, bytes, str]
+        stdin: Any
+        stdout: Any
+        stderr: Any
+        timeout: Optional[float]
+        no_output_timeout: Optional[float]
+        check: bool
+        new_session: bool
+        wait_delay: Optional[float]
+        chunk_size: int
+        kill_grace: float
+        cwd: Union[None, StrOrBytesPath, int]
+        env: Optional[Mapping[Any, Any]]
+        executable: Optional[StrOrBytesPath]
+        pass_fds: Sequence[int]
+        inherit_fds: bool
+        signal_mask: Optional[Iterable[int]]
+        default_signals: Iterable[int]
+        restore_signals: bool
+        warm: bool
+        preload: Optional[Sequence[str]]
+
+#: The defaults of StreamOptions; the last ten go to spawn() as they are.
+_DEFAULTS: Dict[str, Any] = dict(
+    input=None, stdin=None, stdout=PIPE, stderr=PIPE, timeout=None,
+    no_output_timeout=None, check=False, new_session=True, wait_delay=None,
+    chunk_size=CHUNK, kill_grace=KILL_GRACE,
+    cwd=None, env=None, executable=None, pass_fds=(), inherit_fds=False,
+    signal_mask=None, default_signals=(), restore_signals=True, warm=False, preload=None)
+_SPAWN_OPTIONS = list(_DEFAULTS)[-10:]
+
+
+# The chunks' type follows the text options, as subprocess's outputs do.
 @overload
-def stream(args: Argv, *, input: Union[None, bytes, str] = ..., stdin: Any = ...,
-           stdout: Any = ..., stderr: Any = ..., timeout: Optional[float] = ...,
-           no_output_timeout: Optional[float] = ..., check: bool = ...,
-           text: Literal[True], encoding: Optional[str] = ..., errors: Optional[str] = ...,
-           new_session: bool = ..., wait_delay: Optional[float] = ...,
-           chunk_size: int = ..., kill_grace: float = ...,
-           cwd: Union[None, StrOrBytesPath, int] = ..., env: Optional[Mapping[Any, Any]] = ...,
-           executable: Optional[StrOrBytesPath] = ..., pass_fds: Sequence[int] = ...,
-           inherit_fds: bool = ..., signal_mask: Optional[Iterable[int]] = ...,
-           default_signals: Iterable[int] = ..., restore_signals: bool = ...,
-           warm: bool = ..., preload: Optional[Sequence[str]] = ...,
-           ) -> AsyncGenerator[Chunk[str], None]: ...
-
-
+def stream(args: Argv, *, text: Literal[True], encoding: Optional[str] = ...,
+           errors: Optional[str] = ...,
+           **options: Unpack[StreamOptions]) -> AsyncGenerator[Chunk[str], None]: ...
 @overload
-def stream(args: Argv, *, input: Union[None, bytes, str] = ..., stdin: Any = ...,
-           stdout: Any = ..., stderr: Any = ..., timeout: Optional[float] = ...,
-           no_output_timeout: Optional[float] = ..., check: bool = ...,
-           text: Optional[bool] = ..., encoding: str, errors: Optional[str] = ...,
-           new_session: bool = ..., wait_delay: Optional[float] = ...,
-           chunk_size: int = ..., kill_grace: float = ...,
-           cwd: Union[None, StrOrBytesPath, int] = ..., env: Optional[Mapping[Any, Any]] = ...,
-           executable: Optional[StrOrBytesPath] = ..., pass_fds: Sequence[int] = ...,
-           inherit_fds: bool = ..., signal_mask: Optional[Iterable[int]] = ...,
-           default_signals: Iterable[int] = ..., restore_signals: bool = ...,
-           warm: bool = ..., preload: Optional[Sequence[str]] = ...,
-           ) -> AsyncGenerator[Chunk[str], None]: ...
-
-
+def stream(args: Argv, *, text: Optional[bool] = ..., encoding: str,
+           errors: Optional[str] = ...,
+           **options: Unpack[StreamOptions]) -> AsyncGenerator[Chunk[str], None]: ...
 @overload
-def stream(args: Argv, *, input: Union[None, bytes, str] = ..., stdin: Any = ...,
-           stdout: Any = ..., stderr: Any = ..., timeout: Optional[float] = ...,
-           no_output_timeout: Optional[float] = ..., check: bool = ...,
-           text: Optional[bool] = ..., encoding: Optional[str] = ..., errors: str,
-           new_session: bool = ..., wait_delay: Optional[float] = ...,
-           chunk_size: int = ..., kill_grace: float = ...,
-           cwd: Union[None, StrOrBytesPath, int] = ..., env: Optional[Mapping[Any, Any]] = ...,
-           executable: Optional[StrOrBytesPath] = ..., pass_fds: Sequence[int] = ...,
-           inherit_fds: bool = ..., signal_mask: Optional[Iterable[int]] = ...,
-           default_signals: Iterable[int] = ..., restore_signals: bool = ...,
-           warm: bool = ..., preload: Optional[Sequence[str]] = ...,
-           ) -> AsyncGenerator[Chunk[str], None]: ...
-
-
+def stream(args: Argv, *, text: Optional[bool] = ..., encoding: Optional[str] = ...,
+           errors: str,
+           **options: Unpack[StreamOptions]) -> AsyncGenerator[Chunk[str], None]: ...
 @overload
-def stream(args: Argv, *, input: Union[None, bytes, str] = ..., stdin: Any = ...,
-           stdout: Any = ..., stderr: Any = ..., timeout: Optional[float] = ...,
-           no_output_timeout: Optional[float] = ..., check: bool = ...,
-           text: Literal[False, None] = ..., encoding: None = ..., errors: None = ...,
-           new_session: bool = ..., wait_delay: Optional[float] = ...,
-           chunk_size: int = ..., kill_grace: float = ...,
-           cwd: Union[None, StrOrBytesPath, int] = ..., env: Optional[Mapping[Any, Any]] = ...,
-           executable: Optional[StrOrBytesPath] = ..., pass_fds: Sequence[int] = ...,
-           inherit_fds: bool = ..., signal_mask: Optional[Iterable[int]] = ...,
-           default_signals: Iterable[int] = ..., restore_signals: bool = ...,
-           warm: bool = ..., preload: Optional[Sequence[str]] = ...,
-           ) -> AsyncGenerator[Chunk[bytes], None]: ...
+def stream(args: Argv, *, text: Literal[False, None] = ..., encoding: None = ...,
+           errors: None = ...,
+           **options: Unpack[StreamOptions]) -> AsyncGenerator[Chunk[bytes], None]: ...
 
 
-@overload
-def stream(args: Argv, *, input: Union[None, bytes, str] = ..., stdin: Any = ...,
-           stdout: Any = ..., stderr: Any = ..., timeout: Optional[float] = ...,
-           no_output_timeout: Optional[float] = ..., check: bool = ...,
-           text: Optional[bool] = ..., encoding: Optional[str] = ..., errors: Optional[str] = ...,
-           new_session: bool = ..., wait_delay: Optional[float] = ...,
-           chunk_size: int = ..., kill_grace: float = ...,
-           cwd: Union[None, StrOrBytesPath, int] = ..., env: Optional[Mapping[Any, Any]] = ...,
-           executable: Optional[StrOrBytesPath] = ..., pass_fds: Sequence[int] = ...,
-           inherit_fds: bool = ..., signal_mask: Optional[Iterable[int]] = ...,
-           default_signals: Iterable[int] = ..., restore_signals: bool = ...,
-           warm: bool = ..., preload: Optional[Sequence[str]] = ...,
-           ) -> AsyncGenerator[Chunk[Any], None]: ...
-
-
-def stream(args: Argv, *, input: Union[None, bytes, str] = None, stdin: Any = None,
-           stdout: Any = PIPE, stderr: Any = PIPE,
-           timeout: Optional[float] = None, no_output_timeout: Optional[float] = None,
-           check: bool = False, text: Optional[bool] = None,
-           encoding: Optional[str] = None, errors: Optional[str] = None,
-           new_session: bool = True, wait_delay: Optional[float] = None,
-           chunk_size: int = CHUNK,
-           kill_grace: float = KILL_GRACE,
-           cwd: Union[None, StrOrBytesPath, int] = None,
-           env: Optional[Mapping[Any, Any]] = None,
-           executable: Optional[StrOrBytesPath] = None,
-           pass_fds: Sequence[int] = (), inherit_fds: bool = False,
-           signal_mask: Optional[Iterable[int]] = None,
-           default_signals: Iterable[int] = (), restore_signals: bool = True,
-           warm: bool = False, preload: Optional[Sequence[str]] = None,
-           ) -> AsyncGenerator[Chunk[Any], None]:
+def stream(args: Argv, *, text: Optional[bool] = None, encoding: Optional[str] = None,
+           errors: Optional[str] = None,
+           **options: Unpack[StreamOptions]) -> AsyncGenerator[Chunk[Any], None]:
     """Start `args` and iterate over its output as Chunks (see the module
-    docstring).  The options are run()'s where they mean the same:
+    docstring).  The options are run()'s where they mean the same, and
+    spawn()'s cwd, env, executable, pass_fds, inherit_fds, signal_mask,
+    default_signals, restore_signals, warm and preload:
 
     input: bytes (str in text mode) written to stdin, which is /dev/null
         otherwise, unless stdin= gives a file, an fd or None (inherit).
@@ -198,39 +170,43 @@ def stream(args: Argv, *, input: Union[None, bytes, str] = None, stdin: Any = No
         child's own status.  None (default): wait for the pipes, as
         subprocess does; only timeout ends a call that a grandchild keeps
         open.
-    chunk_size: the largest chunk, and how much is buffered per stream.
+    chunk_size: the largest chunk; about twice that is buffered per stream.
     kill_grace: after killing the tree, how long to wait for the child to
         die before leaving it to the loop to reap.
 
     Bad options raise here, before anything starts; the child starts at the
     first iteration.
     """
+    unknown = sorted(set(options) - set(_DEFAULTS))
+    if unknown:
+        raise TypeError(f"stream() got an unexpected keyword argument {unknown[0]!r}")
+    o: Dict[str, Any] = {**_DEFAULTS, **options}
+    input, stdin, stdout, stderr = o["input"], o["stdin"], o["stdout"], o["stderr"]
     if input is not None and stdin is not None:
         raise ValueError("stdin and input arguments may not both be used.")
     if stdout == STDOUT:
         raise ValueError("STDOUT is only valid for stderr")
     if PIPE not in (stdout, stderr):
         raise ValueError("stream() needs stdout or stderr as PIPE: nothing to stream")
+    chunk_size = o["chunk_size"]
     if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size <= 0:
         raise ValueError(f"chunk_size must be a positive int, not {chunk_size!r}")
-    secs = seconds("timeout", timeout)
-    idle = seconds("no_output_timeout", no_output_timeout, 0, low_ok=False)
-    delay = seconds("wait_delay", wait_delay, 0)
-    grace = seconds("kill_grace", kill_grace, 0)
+    secs = seconds("timeout", o["timeout"])
+    idle = seconds("no_output_timeout", o["no_output_timeout"], 0, low_ok=False)
+    delay = seconds("wait_delay", o["wait_delay"], 0)
+    grace = seconds("kill_grace", o["kill_grace"], 0)
     if grace is None:
         raise TypeError("kill_grace must be a number of seconds, not None")
     tp = _text_params(text, encoding, errors, None)
     if tp is not None:
         _Text(tp)                          # an unknown encoding: LookupError now
     data = _encode_input(input, tp)
-    spawn_kw: Dict[str, Any] = dict(
-        stdin=PIPE if input is not None else (DEVNULL if stdin is None else stdin),
-        stdout=stdout, stderr=stderr, cwd=cwd, env=env, executable=executable,
-        pass_fds=pass_fds, inherit_fds=inherit_fds, signal_mask=signal_mask,
-        default_signals=default_signals, restore_signals=restore_signals, warm=warm,
-        preload=preload, new_session=new_session, limit=chunk_size)
-    return _stream(args, spawn_kw, data, tp, secs, idle, delay, check, new_session,
-                   chunk_size, grace)
+    spawn_kw = {k: o[k] for k in _SPAWN_OPTIONS}
+    spawn_kw.update(stdin=PIPE if input is not None else (DEVNULL if stdin is None else stdin),
+                    stdout=stdout, stderr=stderr, new_session=o["new_session"],
+                    limit=chunk_size)
+    return _stream(args, spawn_kw, data, tp, secs, idle, delay, o["check"],
+                   o["new_session"], chunk_size, grace)
 
 
 async def _stream(args: Argv, spawn_kw: Dict[str, Any], data: Optional[bytes],
