@@ -8,10 +8,13 @@ pidfd becoming readable.
 from __future__ import annotations
 
 import asyncio
+import codecs
+import io
 import os
 import signal
-from typing import (TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Sequence,
-                    Union)
+import subprocess
+from typing import (TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Mapping, Optional,
+                    Sequence, Tuple, Union)
 
 from ._choose import fallback_reason
 from ._pump import Capture, PumpCore
@@ -27,9 +30,73 @@ else:
     from ._fallback import _adopt as _SyncProcess  # type: ignore[assignment]
     from ._fallback import _spawn_raw  # type: ignore[assignment]
 
-__all__ = ["run", "seconds", "sweep_session"]
+__all__ = ["run", "seconds", "sweep_session", "TextStream"]
 
 _POLL_MAX = 0.05       # the longest sleep between exit polls without a pidfd
+OnOutput = Optional[Callable[[Any], object]]
+
+
+class TextStream:
+    """Incremental decoding of one output stream: a character split between
+    reads waits for its last bytes; "\\r\\n" and "\\r" become "\\n" as in
+    run()'s text mode."""
+
+    def __init__(self, tp: Tuple[str, str]) -> None:
+        inner = codecs.getincrementaldecoder(tp[0])(tp[1])
+        self.dec = io.IncrementalNewlineDecoder(inner, translate=True)
+
+    def decode(self, data: bytes, final: bool = False) -> str:
+        return self.dec.decode(data, final)
+
+
+class _Tee(Capture):
+    """A Capture that also hands each chunk to on_stdout/on_stderr (decoded
+    in text mode).  The callback's first exception is kept in `error` and
+    stop() called; no chunk is handed over after it."""
+
+    __slots__ = ("fn", "text", "error", "stop")
+
+    def __init__(self, limit: Optional[int], fn: Callable[[Any], object],
+                 tp: Optional[Tuple[str, str]]) -> None:
+        super().__init__(limit)
+        self.fn = fn
+        self.text = None if tp is None else TextStream(tp)
+        self.error: Optional[BaseException] = None
+        self.stop: Callable[[], None] = lambda: None
+
+    def _hand(self, data: bytes, final: bool = False) -> None:
+        if self.error is not None:
+            return
+        try:
+            chunk: Any = data if self.text is None else self.text.decode(data, final)
+            if chunk:
+                self.fn(chunk)
+        except BaseException as e:
+            self.error = e
+            self.stop()
+
+    def feed(self, data: bytes) -> None:
+        super().feed(data)
+        self._hand(data)
+
+    def flush(self) -> None:
+        """The text the decoder still holds, at the end of the run."""
+        if self.text is not None:
+            self._hand(b"", True)
+
+
+def _check_callbacks(stdout: Any, stderr: Any, callbacks: Sequence[OnOutput]) -> None:
+    """on_stdout/on_stderr: callables, for streams that are pipes of ours."""
+    for spec, fn, name in ((stdout, callbacks[0], "on_stdout"),
+                           (stderr, callbacks[1], "on_stderr")):
+        if fn is None:
+            continue
+        if not callable(fn):
+            raise TypeError(f"{name} must be callable or None, not {fn!r}")
+        if spec == subprocess.STDOUT:
+            raise ValueError("with stderr=STDOUT the output comes to on_stdout")
+        if spec != subprocess.PIPE:
+            raise ValueError(f"{name} needs {name[3:]} captured (PIPE)")
 
 
 class _Pump(PumpCore):
@@ -40,6 +107,9 @@ class _Pump(PumpCore):
     def __init__(self, loop: asyncio.AbstractEventLoop, stdin_fd: Optional[int],
                  data: Optional[bytes], captures: Dict[int, Capture]) -> None:
         super().__init__(stdin_fd, data, captures)
+        for c in captures.values():
+            if isinstance(c, _Tee):
+                c.stop = lambda: self._wake("stopped")
         self.loop = loop
         self.last_output = loop.time()
         self.waiter: Optional[asyncio.Future[str]] = None
@@ -70,6 +140,13 @@ class _Pump(PumpCore):
     def _on_read(self, fd: int) -> None:
         if self.read_some(fd):
             self.last_output = self.loop.time()
+
+    def stopped(self) -> Optional[BaseException]:
+        """The first exception an output callback raised, if any."""
+        for c in self.captures.values():
+            if isinstance(c, _Tee) and c.error is not None:
+                return c.error
+        return None
 
     def _check_idle(self, idle: float) -> None:
         due = self.last_output + idle
@@ -212,21 +289,31 @@ async def run(args: Argv, *, input: Union[None, bytes, str] = None,
               signal_mask: Optional[Iterable[int]] = None,
               default_signals: Iterable[int] = (), restore_signals: bool = True,
               kill_grace: float = KILL_GRACE, warm: bool = False,
-              preload: Optional[Sequence[str]] = None, new_session: bool = True,
-              wait_delay: Optional[float] = None) -> CompletedProcess:
+              preload: Optional[Sequence[str]] = None,
+              new_session: Optional[bool] = None, wait_delay: Optional[float] = None,
+              on_stdout: OnOutput = None, on_stderr: OnOutput = None) -> CompletedProcess:
     """spawnkit.run() for asyncio: same arguments, result and exceptions.
     Cancelling the task kills the child's whole tree.  warm: as run().
 
-    new_session (default): the child starts in a session of its own, and
-    what is left of that session is killed once the child has ended.
+    new_session: the child starts in a session of its own (the default,
+    except with warm=True: a warm interpreter cannot start one), and what is
+    left of that session is killed once the child has ended.
     wait_delay: once the child has ended, wait at most this long for the
     pipes to close, then kill whatever still holds them, and return the
-    child's own status (Go's exec.Cmd.WaitDelay); None waits for them."""
+    child's own status (Go's exec.Cmd.WaitDelay); None waits for them.
+    on_stdout/on_stderr: called on the loop with each chunk as it comes
+    (bytes, or str in text mode, never splitting a character); an exception
+    raised there stops the call, kills the tree and is raised from run()."""
     wait_delay = seconds("wait_delay", wait_delay, 0)
+    if new_session is None:
+        new_session = not warm
+    if not isinstance(new_session, bool):
+        raise TypeError(f"new_session must be True, False or None, not {new_session!r}")
     loop = asyncio.get_running_loop()
     stdin, stdout, stderr, data, tp = run_params(
         input, stdin, stdout, stderr, capture_output, no_output_timeout,
         output_limit, text, encoding, errors, universal_newlines)
+    _check_callbacks(stdout, stderr, (on_stdout, on_stderr))
     pid, pidfd, fds = _spawn_raw(
         args, stdin=stdin, stdout=stdout, stderr=stderr, executable=executable,
         cwd=cwd, env=env, pass_fds=pass_fds, inherit_fds=inherit_fds,
@@ -236,7 +323,10 @@ async def run(args: Argv, *, input: Union[None, bytes, str] = None,
     proc = _SyncProcess(args, pid, pidfd, [None, None, None], new_session=new_session)
     # Our pipe ends' inodes: their holders belong to the tree a timeout kills.
     proc._pipe_inodes = [os.fstat(fd).st_ino for fd in fds[1:] if fd is not None]
-    captures = {fd: Capture(output_limit) for fd in fds[1:] if fd is not None}
+    captures: Dict[int, Capture] = {}
+    for fd, fn in zip(fds[1:], (on_stdout, on_stderr)):
+        if fd is not None:
+            captures[fd] = Capture(output_limit) if fn is None else _Tee(output_limit, fn, tp)
     deadline = None if timeout is None else loop.time() + timeout
     pump = None
     killed = False
@@ -255,12 +345,23 @@ async def run(args: Argv, *, input: Union[None, bytes, str] = None,
                 killed, why = True, "eof"
         if why == "eof" and not await _exited(loop, proc, deadline):
             why = "timeout"
-        if why != "eof":
+        if why == "stopped" or pump.stopped() is not None:
+            await _kill_and_drain(loop, proc, pump, kill_grace)
+            killed, why = True, "stopped"
+        elif why != "eof":
             await _kill_and_drain(loop, proc, pump, kill_grace)
             killed = True
         returncode = await _reap(loop, proc)
         if new_session:
             sweep_session(proc, killed)
+        error = pump.stopped()
+        if error is not None:
+            raise error
+        for c in captures.values():
+            if isinstance(c, _Tee):
+                c.flush()
+                if c.error is not None:
+                    raise c.error
     except BaseException:
         if proc.returncode is None:              # cancelled: leave nothing behind
             proc.kill_tree(signal.SIGKILL)

@@ -10,7 +10,7 @@ whole in the later chunk, and newlines translated as run() does).  Chunks
 of one stream keep their order; between stdout and stderr they come in the
 order the loop read them.
 
-The child runs in a session of its own by default (new_session=True).
+The child runs in a session of its own by default (new_session).
 Once it has ended and its pipes are closed, whatever is left of its session
 is killed (background jobs), and the iterator ends; check=True then raises
 CalledProcessError for a non-zero status.  A background job that keeps the
@@ -38,7 +38,7 @@ from typing import (TYPE_CHECKING, Any, AsyncGenerator, Dict, Generic, Iterable,
                     overload)
 
 from ._aio_process import spawn
-from ._aio_run import seconds, sweep_session
+from ._aio_run import TextStream, seconds, sweep_session
 from ._errors import NoOutputTimeoutExpired
 from ._pump import CHUNK
 from ._results import KILL_GRACE, _encode_input, _text_params
@@ -76,18 +76,6 @@ class Chunk(Generic[T]):
         return f"Chunk(fd={self.fd}, data={self.data!r})"
 
 
-class _Text:
-    """Incremental decoding of one stream: a character split between reads
-    waits for its last bytes; "\\r\\n" and "\\r" become "\\n" as in run()."""
-
-    def __init__(self, tp: Tuple[str, str]) -> None:
-        inner = codecs.getincrementaldecoder(tp[0])(tp[1])
-        self.dec = io.IncrementalNewlineDecoder(inner, translate=True)
-
-    def decode(self, data: bytes, final: bool = False) -> str:
-        return self.dec.decode(data, final)
-
-
 if TYPE_CHECKING:
     from typing_extensions import TypedDict, Unpack
 
@@ -100,7 +88,7 @@ if TYPE_CHECKING:
         timeout: Optional[float]
         no_output_timeout: Optional[float]
         check: bool
-        new_session: bool
+        new_session: Optional[bool]
         wait_delay: Optional[float]
         chunk_size: int
         kill_grace: float
@@ -118,7 +106,7 @@ if TYPE_CHECKING:
 #: The defaults of StreamOptions; the last ten go to spawn() as they are.
 _DEFAULTS: Dict[str, Any] = dict(
     input=None, stdin=None, stdout=PIPE, stderr=PIPE, timeout=None,
-    no_output_timeout=None, check=False, new_session=True, wait_delay=None,
+    no_output_timeout=None, check=False, new_session=None, wait_delay=None,
     chunk_size=CHUNK, kill_grace=KILL_GRACE,
     cwd=None, env=None, executable=None, pass_fds=(), inherit_fds=False,
     signal_mask=None, default_signals=(), restore_signals=True, warm=False, preload=None)
@@ -163,7 +151,8 @@ def stream(args: Argv, *, text: Optional[bool] = None, encoding: Optional[str] =
         the same with NoOutputTimeoutExpired.
     check: CalledProcessError (output None) for a non-zero exit status.
     new_session: setsid() in the child; what is left of its session is
-        killed once the child and the pipes have ended.
+        killed once the child and the pipes have ended.  Default: True,
+        except with warm=True (a warm interpreter cannot start a session).
     wait_delay: once the child has ended, wait at most this long for the
         pipes to close, then kill whatever holds them (a background job
         writing to them), read what is left and end normally with the
@@ -188,6 +177,10 @@ def stream(args: Argv, *, text: Optional[bool] = None, encoding: Optional[str] =
         raise ValueError("STDOUT is only valid for stderr")
     if PIPE not in (stdout, stderr):
         raise ValueError("stream() needs stdout or stderr as PIPE: nothing to stream")
+    if o["new_session"] is None:
+        o["new_session"] = not o["warm"]
+    if not isinstance(o["new_session"], bool):
+        raise TypeError(f"new_session must be True, False or None, not {o['new_session']!r}")
     chunk_size = o["chunk_size"]
     if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size <= 0:
         raise ValueError(f"chunk_size must be a positive int, not {chunk_size!r}")
@@ -199,7 +192,7 @@ def stream(args: Argv, *, text: Optional[bool] = None, encoding: Optional[str] =
         raise TypeError("kill_grace must be a number of seconds, not None")
     tp = _text_params(text, encoding, errors, None)
     if tp is not None:
-        _Text(tp)                          # an unknown encoding: LookupError now
+        TextStream(tp)                          # an unknown encoding: LookupError now
     data = _encode_input(input, tp)
     spawn_kw = {k: o[k] for k in _SPAWN_OPTIONS}
     spawn_kw.update(stdin=PIPE if input is not None else (DEVNULL if stdin is None else stdin),
@@ -218,7 +211,7 @@ async def _stream(args: Argv, spawn_kw: Dict[str, Any], data: Optional[bytes],
     deadline = None if timeout is None else loop.time() + timeout
     p = await spawn(args, **spawn_kw)
     readers = {fd: r for fd, r in ((1, p.stdout), (2, p.stderr)) if r is not None}
-    texts = {fd: _Text(tp) for fd in readers} if tp is not None else {}
+    texts = {fd: TextStream(tp) for fd in readers} if tp is not None else {}
     reads: Dict[asyncio.Future[bytes], int] = {}
     feeder = loop.create_task(p._feed(data)) if p.stdin is not None else None
     ended = p._watch.ended

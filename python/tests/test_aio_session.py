@@ -10,6 +10,7 @@ import time
 
 import pytest
 
+import spawnkit
 from spawnkit import aio
 from conftest import is_dead, need, wait_dead
 
@@ -30,6 +31,20 @@ def test_run_child_leads_a_new_session_by_default():
 def test_run_new_session_false_shares_ours():
     pid, sid = arun(aio.run(SELF_STAT, new_session=False)).stdout.split()
     assert int(sid) == os.getsid(0)
+
+
+@pytest.mark.native  # warm starts need the binding
+def test_run_warm_defaults_to_our_session_as_run_does():
+    # A warm interpreter cannot start a session: warm=True calls default to
+    # new_session=False (spawnkit.run()'s rule); new_session=True runs cold.
+    code = "import os; print(os.getsid(0))"
+    try:
+        warm = arun(aio.run([sys.executable, "-c", code], warm=True))
+        cold = arun(aio.run([sys.executable, "-c", code], warm=True, new_session=True))
+    finally:
+        spawnkit.warm_shutdown()
+    assert int(warm.stdout) == os.getsid(0)
+    assert int(cold.stdout) != os.getsid(0)
 
 
 def test_run_background_job_dead_after_a_successful_call():

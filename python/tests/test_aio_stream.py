@@ -267,6 +267,7 @@ BAD: List[Tuple[Dict[str, Any], Type[Exception], str]] = [
     (dict(stdout=DEVNULL, stderr=DEVNULL), ValueError, "PIPE"),
     (dict(input="text without text=True"), TypeError, "input"),
     (dict(text=True, encoding="no-such-codec"), LookupError, "no-such-codec"),
+    (dict(new_session="yes"), TypeError, "new_session"),
     (dict(tiemout=1), TypeError, "unexpected keyword argument 'tiemout'"),
 ]
 
