@@ -99,8 +99,8 @@ class _ExitWatch:
         try:
             if self.proc.poll() is None:
                 return False
-        except ChildProcessError:
-            pass                      # status lost: wait() raises it
+        except OSError:
+            pass                      # no status to be had: wait() raises why
         self.ended.set_result(None)
         return True
 

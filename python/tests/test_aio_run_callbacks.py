@@ -15,21 +15,22 @@ def arun(coro):
     return asyncio.run(coro)
 
 
-def test_callbacks_see_all_output_as_it_comes():
+def test_callbacks_see_all_output_as_it_comes(tmp_path):
+    # The child writes "b" only once the callback has seen "a" (it creates
+    # the flag file): callbacks run during the call, not after it.
+    flag = tmp_path / "seen-a"
     out: List[bytes] = []
     err: List[bytes] = []
-    seen_at: List[float] = []
 
     def on_out(chunk):
         out.append(chunk)
-        seen_at.append(time.monotonic())
+        flag.touch()
 
-    r = arun(aio.run(["sh", "-c", "echo a; sleep 0.5; echo b; echo e >&2"],
-                     on_stdout=on_out, on_stderr=err.append))
-    ended = time.monotonic()
+    script = f"echo a; while [ ! -e {flag} ]; do sleep 0.01; done; echo b; echo e >&2"
+    r = arun(aio.run(["sh", "-c", script], on_stdout=on_out, on_stderr=err.append,
+                     timeout=60))
     assert b"".join(out) == r.stdout == b"a\nb\n" and b"".join(err) == r.stderr == b"e\n"
     assert all(isinstance(c, bytes) for c in out + err)
-    assert ended - seen_at[0] >= 0.3          # "a" was handed over before "b" was written
 
 
 def test_text_callbacks_never_split_a_character():
