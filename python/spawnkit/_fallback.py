@@ -196,9 +196,10 @@ def spawn(args: Any, *, executable: Any = None, stdin: Any = None, stdout: Any =
           signal_mask: Optional[Iterable[int]] = None, default_signals: Iterable[int] = (),
           restore_signals: bool = True, text: bool = False, encoding: Optional[str] = None,
           errors: Optional[str] = None, template: Any = None, warm: bool = False,
-          preload: Any = ()) -> Process:
+          preload: Any = (), new_session: bool = True) -> Process:
     """The binding's spawn() over subprocess.Popen (the child gets its own
-    session, so kill_tree() can reach its process group)."""
+    session whatever new_session says, so kill_tree() can reach its process
+    group)."""
     if template is not None:
         raise OSError(errno.ENOSYS, "spawnkit: no spawn templates in the fallback backend")
     proc = _popen(args, executable=executable, stdin=stdin, stdout=stdout, stderr=stderr,
