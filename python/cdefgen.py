@@ -1,7 +1,7 @@
 """cffi cdef text generated from C headers, so declarations are written once.
 
-spawnkit_build.py feeds it the public headers (include/spawnkit/*.h) and
-run_io.h at build time; tests/test_cdef.py checks the result against the
+spawnkit_build.py feeds it the public headers (include/spawnkit/*.h) at
+build time; tests/test_cdef.py checks the result against the
 symbols libspawnkit.so exports.  What it does to a header:
 
   - comments go; backslash-continued lines are joined;
