@@ -4,7 +4,6 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const cp = require('node:child_process');
 const sk = require('..');
-const { HeadTail } = require('../lib/capture');
 
 const full = cp.execFileSync('seq', ['1', '200000'], { maxBuffer: 1 << 24 }).toString();
 
@@ -51,16 +50,4 @@ test('maxBuffer 0 keeps nothing; Infinity keeps all; buffer encoding', async () 
 
 test('execFile rejects a bad maxBuffer', async () => {
   await assert.rejects(sk.execFile('true', [], { maxBuffer: -1 }), { code: 'ERR_OUT_OF_RANGE' });
-});
-
-test('HeadTail over many small chunks equals slicing the whole', () => {
-  for (const limit of [0, 1, 2, 7, 64, 999]) {
-    const h = new HeadTail(limit);
-    const data = Buffer.from(full.slice(0, 5000));
-    for (let i = 0; i < data.length; i += 13) h.push(data.subarray(i, i + 13));
-    const head = Math.floor(limit / 2);
-    const want = Buffer.concat([data.subarray(0, head), data.subarray(data.length - (limit - head))]);
-    assert.deepEqual(h.value('buffer'), want, `limit ${limit}`);
-    assert.equal(h.dropped, data.length - limit);
-  }
 });

@@ -1,0 +1,533 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * run_async.c - run(): spawnkit_run() in an napi_async_work, output chunks
+ * through an napi_threadsafe_function, stop through an eventfd
+ * (run_async.h).  Only conversions here: the policy is spawnkit_run's.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <spawnkit/run.h>
+
+#include "binding_util.h"
+#include "run_async.h"
+#include "stdio_plan.h"
+
+/* Chunks waiting for the loop; a full queue blocks the pump (and so the
+ * child): bounded memory whatever the output's size. */
+#define QUEUE_MAX 16
+
+struct chunk {
+	int fd;			/* 1, 2; 0: the end of the run */
+	size_t len;
+	char data[];
+};
+
+struct job {
+	struct spawnkit_run_opts o;
+	struct spawnkit_run_result r;
+	int ret;
+	char **argv, **envp;
+	char *input, *preload;
+	struct spawn_template_action act[2 + RLIM_NLIMITS + 1];
+	struct signal_reset sig;
+	struct spawn_template_rlimit rl[RLIM_NLIMITS];
+	napi_ref tmpl;		/* keeps the template alive while it runs */
+	napi_ref on_done;
+	int streaming;		/* onOutput given */
+	napi_threadsafe_function tsfn;
+	napi_async_work work;
+	atomic_int stop;
+	int stop_fd;		/* eventfd: o.stop_fd */
+	int owners;		/* the work's complete and the tsfn's finalize */
+	int hooked;		/* env cleanup hook installed */
+	napi_env env;
+	napi_async_context async;	/* callbacks as from any libuv event */
+	napi_ref resource;
+};
+
+static void on_env_teardown(void *arg);
+
+static void job_free(struct job *j)
+{
+	if (--j->owners > 0)
+		return;
+	if (j->hooked)
+		napi_remove_env_cleanup_hook(j->env, on_env_teardown, j);
+	if (j->async)
+		napi_async_destroy(j->env, j->async);
+	if (j->resource)
+		napi_delete_reference(j->env, j->resource);
+	spawnkit_run_result_free(&j->r);
+	if (j->o.cwd_fd >= 0)
+		close(j->o.cwd_fd);
+	if (j->o.cgroup_fd >= 0)
+		close(j->o.cgroup_fd);
+	if (j->stop_fd >= 0)
+		close(j->stop_fd);
+	free(j->argv);
+	free(j->envp);
+	free(j->input);
+	free(j->preload);
+	free(j);
+}
+
+static void request_stop(struct job *j)
+{
+	uint64_t one = 1;
+
+	atomic_store(&j->stop, 1);
+	if (write(j->stop_fd, &one, sizeof(one)) < 0) {
+		/* an eventfd only refuses at its maximum: already stopping */
+	}
+}
+
+/* The process or Worker goes away during a run: stop it, so the thread
+ * pool's work ends soon. */
+static void on_env_teardown(void *arg)
+{
+	struct job *j = arg;
+
+	j->hooked = 0;
+	request_stop(j);
+}
+
+/* On the pump's thread. */
+static int on_output(void *ctx, int fd, const void *data, size_t len)
+{
+	struct job *j = ctx;
+	struct chunk *c;
+
+	if (atomic_load(&j->stop))
+		return 1;
+	c = malloc(sizeof(*c) + len);
+	if (!c)
+		return 0;	/* the chunk is still captured */
+	c->fd = fd;
+	c->len = len;
+	memcpy(c->data, data, len);
+	if (napi_call_threadsafe_function(j->tsfn, c, napi_tsfn_blocking) != napi_ok) {
+		free(c);
+		return 1;	/* the environment is closing */
+	}
+	return atomic_load(&j->stop);
+}
+
+static void execute(napi_env env, void *data)
+{
+	struct job *j = data;
+
+	static struct chunk end = { 0, 0 };
+
+	j->ret = spawnkit_run(&j->o, &j->r);
+	if (!j->streaming)
+		return;
+	/* the end after the last chunk, through the same queue */
+	napi_call_threadsafe_function(j->tsfn, &end, napi_tsfn_blocking);
+	napi_release_threadsafe_function(j->tsfn, napi_tsfn_release);
+}
+
+static napi_value buffer_of(napi_env env, const void *p, size_t n)
+{
+	napi_value b;
+	void *dst;
+
+	if (napi_create_buffer_copy(env, n, n ? p : "", &dst, &b) != napi_ok)
+		return NULL;
+	return b;
+}
+
+static void set(napi_env env, napi_value obj, const char *name, napi_value v)
+{
+	napi_set_named_property(env, obj, name, v);
+}
+
+/* head and tail as one Buffer */
+static napi_value joined_of(napi_env env, const struct spawnkit_run_output *out)
+{
+	napi_value b;
+	char *dst;
+
+	if (napi_create_buffer(env, out->head_len + out->tail_len, (void **)&dst, &b) != napi_ok)
+		return NULL;
+	if (out->head_len)
+		memcpy(dst, out->head, out->head_len);
+	if (out->tail_len)
+		memcpy(dst + out->head_len, out->tail, out->tail_len);
+	return b;
+}
+
+/* [head, tail, dropped, total, joined] */
+static napi_value output_of(napi_env env, const struct spawnkit_run_output *out)
+{
+	napi_value a;
+
+	napi_create_array_with_length(env, 5, &a);
+	napi_set_element(env, a, 0, buffer_of(env, out->head, out->head_len));
+	napi_set_element(env, a, 1, buffer_of(env, out->tail, out->tail_len));
+	napi_set_element(env, a, 2, num(env, (double)out->dropped));
+	napi_set_element(env, a, 3, num(env, (double)out->total));
+	napi_set_element(env, a, 4, joined_of(env, out));
+	return a;
+}
+
+static napi_value result_of(napi_env env, struct job *j)
+{
+	const struct spawnkit_run_result *r = &j->r;
+	napi_value res;
+	int code = -1, sig = 0;
+
+	napi_create_object(env, &res);
+	set(env, res, "errno", num(env, j->ret));
+	if (j->ret < 0)
+		return res;
+	if (r->status == -1)
+		code = -ECHILD;		/* another waiter took the status */
+	else if (WIFEXITED(r->status))
+		code = WEXITSTATUS(r->status);
+	else
+		sig = WTERMSIG(r->status);
+	set(env, res, "pid", num(env, r->pid));
+	set(env, res, "code", num(env, code));
+	set(env, res, "signal", num(env, sig));
+	set(env, res, "why", num(env, r->why));
+	set(env, res, "killed", num(env, r->killed));
+	set(env, res, "elapsedMs", num(env, (double)r->elapsed_ns / 1e6));
+	set(env, res, "stdout", output_of(env, &r->out[1]));
+	set(env, res, "stderr", output_of(env, &r->out[2]));
+	return res;
+}
+
+/* make_callback: async hooks see it, and the nextTick and microtask
+ * queues are drained after it (a promise settled in it goes on). */
+static void call(napi_env env, struct job *j, napi_value cb, size_t argc, napi_value *argv)
+{
+	napi_value recv, ret;
+
+	napi_get_global(env, &recv);
+	if (napi_make_callback(env, j->async, recv, cb, argc, argv, &ret) ==
+	    napi_pending_exception) {
+		napi_value err;
+
+		napi_get_and_clear_last_exception(env, &err);
+		napi_fatal_exception(env, err);
+	}
+}
+
+static void call_done(napi_env env, struct job *j)
+{
+	napi_handle_scope scope;
+	napi_value cb, arg;
+
+	if (!j->on_done)
+		return;
+	napi_open_handle_scope(env, &scope);
+	napi_get_reference_value(env, j->on_done, &cb);
+	napi_delete_reference(env, j->on_done);
+	j->on_done = NULL;
+	arg = result_of(env, j);
+	call(env, j, cb, 1, &arg);
+	napi_close_handle_scope(env, scope);
+}
+
+/* On the loop: a chunk for onOutput(fd, buffer), or the end. */
+static void call_js(napi_env env, napi_value cb, void *context, void *data)
+{
+	struct chunk *c = data;
+	struct job *j = context;
+	napi_value argv[2];
+
+	if (!c->fd) {			/* static: not freed */
+		if (env)
+			call_done(env, j);
+		return;
+	}
+	if (env && cb) {
+		argv[0] = num(env, c->fd);
+		argv[1] = buffer_of(env, c->data, c->len);
+		call(env, j, cb, 2, argv);
+	}
+	free(c);
+}
+
+static void tsfn_finalize(napi_env env, void *data, void *hint)
+{
+	job_free(data);
+}
+
+static void complete(napi_env env, napi_status status, void *data)
+{
+	struct job *j = data;
+
+	napi_delete_async_work(env, j->work);
+	napi_delete_reference(env, j->tmpl);
+	j->tmpl = NULL;
+	if (status != napi_ok) {	/* never ran (cancelled) */
+		j->ret = -ECANCELED;
+		if (j->streaming)
+			napi_release_threadsafe_function(j->tsfn, napi_tsfn_abort);
+	}
+	if (!j->streaming || status != napi_ok)
+		call_done(env, j);
+	job_free(j);
+}
+
+/* Property helpers: 0, or -1 with an exception pending. */
+static int prop(napi_env env, napi_value obj, const char *name, napi_value *v, napi_valuetype *t)
+{
+	if (napi_get_named_property(env, obj, name, v) != napi_ok ||
+	    napi_typeof(env, *v, t) != napi_ok)
+		return -1;
+	return 0;
+}
+
+static int64_t ms_prop(napi_env env, napi_value obj, const char *name)
+{
+	napi_value v;
+	napi_valuetype t;
+	double d;
+
+	if (prop(env, obj, name, &v, &t) || t != napi_number ||
+	    napi_get_value_double(env, v, &d) != napi_ok || d < 0)
+		return SPAWNKIT_RUN_NONE;
+	return (int64_t)ceil(d);
+}
+
+static size_t cap_of(double d)
+{
+	if (!isfinite(d))
+		return SPAWNKIT_RUN_UNLIMITED;
+	return d <= 0 ? 0 : (size_t)d;
+}
+
+static uint64_t rlim_of(double d)
+{
+	return d < 0 || !isfinite(d) ? (uint64_t)RLIM_INFINITY : (uint64_t)d;
+}
+
+/* O_CLOEXEC directory fd, or -errno */
+static int open_dir(napi_env env, napi_value v, int flags)
+{
+	char *path = dup_string(env, v);
+	int fd;
+
+	if (!path)
+		return -ENOMEM;
+	fd = open(path, flags | O_DIRECTORY | O_CLOEXEC);
+	free(path);
+	return fd < 0 ? -errno : fd;
+}
+
+/* Fill j from spec: 0, -errno, or 1 with an exception pending. */
+static int read_spec(napi_env env, napi_value spec, struct job *j)
+{
+	struct spawnkit_run_opts *o = &j->o;
+	napi_value v, item;
+	napi_valuetype t;
+	uint32_t n, flags;
+	double caps[4], d[3];
+	int32_t mask;
+	struct template_box *b;
+
+	if (prop(env, spec, "tmpl", &v, &t))
+		return 1;
+	b = get_box(env, v);
+	if (!b || !b->t)
+		return -EBADF;
+	o->tmpl = b->t;
+	if (napi_create_reference(env, v, 1, &j->tmpl) != napi_ok)
+		return 1;
+	if (prop(env, spec, "argv", &v, &t) || !(j->argv = dup_string_array(env, v)))
+		return 1;
+	o->argv = j->argv;
+	if (prop(env, spec, "envp", &v, &t) || !(j->envp = dup_string_array(env, v)))
+		return 1;
+	o->envp = j->envp;
+	if (prop(env, spec, "flags", &v, &t) || napi_get_value_uint32(env, v, &flags) != napi_ok)
+		return 1;
+	o->flags = flags;
+	if (prop(env, spec, "preload", &v, &t))
+		return 1;
+	if (t == napi_string && !(j->preload = dup_string(env, v)))
+		return 1;
+	o->warm_preload = j->preload;
+	/* stdin: the input bytes, /dev/null, or ours */
+	if (prop(env, spec, "input", &v, &t))
+		return 1;
+	if (t == napi_object) {
+		void *p;
+		size_t len;
+
+		if (napi_get_buffer_info(env, v, &p, &len) != napi_ok)
+			return 1;
+		j->input = malloc(len ? len : 1);
+		if (!j->input)
+			return -ENOMEM;
+		memcpy(j->input, p, len);
+		o->input = j->input;
+		o->input_len = len;
+		o->std_mode[0] = SPAWNKIT_RUN_PIPE;
+	} else {
+		int32_t mode;
+
+		if (prop(env, spec, "stdin", &v, &t) || napi_get_value_int32(env, v, &mode) != napi_ok)
+			return 1;
+		if (mode != SPAWNKIT_RUN_DEVNULL && mode != SPAWNKIT_RUN_INHERIT)
+			return -EINVAL;
+		o->std_mode[0] = mode;
+	}
+	if (prop(env, spec, "caps", &v, &t))
+		return 1;
+	for (uint32_t i = 0; i < 4; i++)
+		if (napi_get_element(env, v, i, &item) != napi_ok ||
+		    napi_get_value_double(env, item, &caps[i]) != napi_ok)
+			return 1;
+	o->head[1] = cap_of(caps[0]);
+	o->tail[1] = cap_of(caps[1]);
+	o->head[2] = cap_of(caps[2]);
+	o->tail[2] = cap_of(caps[3]);
+	o->timeout_ms = ms_prop(env, spec, "timeoutMs");
+	o->no_output_timeout_ms = ms_prop(env, spec, "noOutputTimeoutMs");
+	o->wait_delay_ms = ms_prop(env, spec, "waitDelayMs");
+	/* extra actions: signals as libuv's children have them (Node ignores
+	 * SIGPIPE; an ignored signal would survive exec), rlimits, umask */
+	o->nr_actions = signal_reset_actions(j->act, &j->sig);
+	if (prop(env, spec, "rlimits", &v, &t) || napi_get_array_length(env, v, &n) != napi_ok)
+		return 1;
+	if (n > RLIM_NLIMITS)
+		return -E2BIG;
+	for (uint32_t i = 0; i < n; i++) {
+		if (napi_get_element(env, v, i, &item) != napi_ok)
+			return 1;
+		for (uint32_t k = 0; k < 3; k++) {
+			napi_value x;
+
+			if (napi_get_element(env, item, k, &x) != napi_ok ||
+			    napi_get_value_double(env, x, &d[k]) != napi_ok)
+				return 1;
+		}
+		j->rl[i].rlim_cur = rlim_of(d[1]);
+		j->rl[i].rlim_max = rlim_of(d[2]);
+		spawnkit_action_setrlimit(&j->act[o->nr_actions++], (int)d[0], &j->rl[i]);
+	}
+	if (prop(env, spec, "umask", &v, &t) || napi_get_value_int32(env, v, &mask) != napi_ok)
+		return 1;
+	if (mask >= 0)
+		spawnkit_action_umask(&j->act[o->nr_actions++], (unsigned int)mask);
+	o->actions = j->act;
+	/* directories: opened here, on the loop (a missing one fails the
+	 * call before anything starts, as a bad cwd does for child_process) */
+	if (prop(env, spec, "cwd", &v, &t))
+		return 1;
+	if (t == napi_string && (o->cwd_fd = open_dir(env, v, O_PATH)) < 0)
+		return o->cwd_fd;
+	if (prop(env, spec, "cgroup", &v, &t))
+		return 1;
+	if (t == napi_string && (o->cgroup_fd = open_dir(env, v, O_RDONLY)) < 0) {
+		napi_value at;
+
+		/* tell JavaScript which directory it was */
+		napi_create_string_utf8(env, "cgroup", NAPI_AUTO_LENGTH, &at);
+		napi_set_named_property(env, spec, "failedAt", at);
+		return o->cgroup_fd;
+	}
+	return 0;
+}
+
+napi_value js_run_start(napi_env env, napi_callback_info info)
+{
+	size_t argc = 3;
+	napi_value argv[3], name, ext, resource;
+	napi_valuetype t;
+	struct job *j;
+	int r;
+
+	if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok)
+		return NULL;
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return num(env, -ENOMEM);
+	spawnkit_run_opts_init(&j->o);
+	j->env = env;
+	j->ret = INT32_MIN;
+	j->owners = 1;
+	j->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (j->stop_fd < 0) {
+		r = -errno;
+		job_free(j);
+		return num(env, r);
+	}
+	j->o.stop_fd = j->stop_fd;
+	r = read_spec(env, argv[0], j);
+	if (r) {
+		if (j->tmpl)
+			napi_delete_reference(env, j->tmpl);
+		job_free(j);
+		return r < 0 ? num(env, r) : NULL;
+	}
+	if (argc < 3)
+		goto fail;
+	napi_create_string_utf8(env, "spawnkit:run", NAPI_AUTO_LENGTH, &name);
+	if (napi_create_object(env, &resource) != napi_ok ||
+	    napi_async_init(env, resource, name, &j->async) != napi_ok ||
+	    napi_create_reference(env, resource, 1, &j->resource) != napi_ok)
+		goto fail;
+	if (napi_typeof(env, argv[1], &t) != napi_ok)
+		goto fail;
+	if (t == napi_function) {
+		if (napi_create_threadsafe_function(env, argv[1], NULL, name, QUEUE_MAX, 1,
+						    j, tsfn_finalize, j, call_js,
+						    &j->tsfn) != napi_ok)
+			goto fail;
+		j->streaming = 1;
+		j->owners++;
+		j->o.on_output = on_output;
+		j->o.ctx = j;
+	}
+	if (napi_create_reference(env, argv[2], 1, &j->on_done) != napi_ok ||
+	    napi_create_async_work(env, NULL, name, execute, complete, j, &j->work) != napi_ok)
+		goto fail_started;
+	if (napi_create_external(env, j, NULL, NULL, &ext) != napi_ok ||
+	    napi_queue_async_work(env, j->work) != napi_ok) {
+		napi_delete_async_work(env, j->work);
+		goto fail_started;
+	}
+	if (napi_add_env_cleanup_hook(env, on_env_teardown, j) == napi_ok)
+		j->hooked = 1;
+	return ext;
+fail_started:
+	if (j->streaming) {
+		j->ret = -ECANCELED;
+		napi_release_threadsafe_function(j->tsfn, napi_tsfn_abort);
+	}
+	if (j->on_done) {
+		napi_delete_reference(env, j->on_done);
+		j->on_done = NULL;
+	}
+fail:
+	if (j->tmpl)
+		napi_delete_reference(env, j->tmpl);
+	job_free(j);
+	return NULL;
+}
+
+napi_value js_run_stop(napi_env env, napi_callback_info info)
+{
+	size_t argc = 1;
+	napi_value argv[1];
+	void *p = NULL;
+
+	if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok ||
+	    napi_get_value_external(env, argv[0], &p) != napi_ok || !p)
+		return NULL;
+	request_stop(p);
+	return NULL;
+}

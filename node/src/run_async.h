@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * run_async.h - run(): one spawnkit_run() call off the event loop.
+ *
+ * runStart(spec, onOutput|null, onDone) -> External | -errno
+ *   spec: { tmpl, argv[], envp[], cwd|null, stdin ('ignore'|'inherit'|
+ *   'pipe'), input Buffer|null, caps [outHead, outTail, errHead, errTail]
+ *   (Infinity: unlimited), timeoutMs, noOutputTimeoutMs, waitDelayMs (-1:
+ *   none), flags (SPAWNKIT_RUN_*), preload|null, rlimits [[res, soft,
+ *   hard], ...] (-1: RLIM_INFINITY), umask (-1: none), cgroup|null }.
+ *   The run goes to the libuv thread pool (napi_async_work); each chunk of
+ *   output comes to onOutput(fd, Buffer) on the loop through a
+ *   threadsafe function whose queue is bounded (a slow callback slows the
+ *   child, memory stays bounded); then onDone(result) once, after the last
+ *   chunk.  A -errno return: nothing started (a cwd or cgroup that cannot
+ *   be opened); errors of the start itself come in result.errno.
+ * runStop(handle): stop the run (its tree is killed: SPAWNKIT_RUN_STOPPED),
+ *   through spawnkit_run's stop_fd, so a run that writes nothing stops too.
+ */
+#ifndef SPAWNKIT_NODE_RUN_ASYNC_H
+#define SPAWNKIT_NODE_RUN_ASYNC_H
+
+#include <node_api.h>
+
+napi_value js_run_start(napi_env env, napi_callback_info info);
+napi_value js_run_stop(napi_env env, napi_callback_info info);
+
+#endif
