@@ -1,0 +1,95 @@
+'use strict';
+// Streaming (issue 11): onStdout/onStderr see every chunk as it comes while
+// run() still captures head and tail; stdin and output are pumped together
+// (no deadlock whatever their sizes) in bounded memory; the event loop runs
+// on meanwhile (the run is on libuv's thread pool).
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const sk = require('..');
+
+test('onStdout and onStderr get every chunk, in order, and the capture is kept', async () => {
+  const out = [];
+  const err = [];
+  const r = await sk.run('sh', ['-c', 'seq 1 20000; echo oops >&2'], {
+    onStdout: (c) => out.push(c),
+    onStderr: (c) => err.push(c),
+  });
+  const seq = Array.from({ length: 20000 }, (_, i) => `${i + 1}\n`).join('');
+  assert.equal(out.join(''), seq);
+  assert.equal(err.join(''), 'oops\n');
+  assert.ok(out.every((c) => typeof c === 'string'));
+  assert.equal(r.stdout, seq);
+  assert.equal(r.stdoutBytes, seq.length);
+});
+
+test('chunks are Buffers with encoding: \'buffer\'; a character split between chunks arrives whole in text mode', async () => {
+  const bufs = [];
+  await sk.run('printf', ['abc'], { encoding: 'buffer', onStdout: (c) => bufs.push(c) });
+  assert.ok(bufs.every(Buffer.isBuffer));
+  assert.equal(Buffer.concat(bufs).toString(), 'abc');
+  // "é" is two bytes; the second comes 200 ms after the first
+  const text = [];
+  await sk.run('sh', ['-c', "printf '\\303'; sleep 0.2; printf '\\251\\n'"], { onStdout: (c) => text.push(c) });
+  assert.equal(text.join(''), 'é\n');
+  assert.ok(!text.join('').includes('\ufffd'));
+});
+
+test('a callback that throws stops the run and the call fails with its error', async () => {
+  const t0 = Date.now();
+  const err = await sk.run('sh', ['-c', 'echo first; exec sleep 100'], {
+    onStdout: () => { throw new Error('no thanks'); },
+  }).catch((e) => e);
+  assert.equal(err.message, 'no thanks');
+  assert.equal(err.result.signal, 'SIGKILL');
+  assert.equal(err.result.stdout, 'first\n');
+  assert.ok(Date.now() - t0 < 10000);
+});
+
+test('1 MiB of stdin and 100 MB of output: no deadlock, memory bounded', async () => {
+  const input = Buffer.alloc(1 << 20, 'x');
+  let seen = 0;
+  let peak = 0;
+  global.gc?.();
+  const before = process.memoryUsage().rss;
+  const sample = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss); }, 20);
+  // writes all its output before it reads any input: a pump that fed stdin
+  // first (or read stdout only after) would deadlock here
+  const r = await sk.run('sh', ['-c', 'head -c 100000000 /dev/zero; wc -c'], {
+    input,
+    encoding: 'buffer',
+    onStdout: (c) => { seen += c.length; },
+    timeout: 120000,
+  });
+  clearInterval(sample);
+  peak = Math.max(peak, process.memoryUsage().rss);
+  assert.equal(r.timedOut, false);
+  assert.equal(r.code, 0);
+  const count = `${input.length}\n`;
+  assert.equal(seen, 100000000 + count.length);
+  assert.equal(r.stdoutBytes, seen);
+  assert.equal(r.stdout.length, 1 << 20, 'the default cap: 1 MiB kept');
+  assert.equal(r.stdoutDropped, seen - (1 << 20));
+  assert.ok(r.stdout.subarray(-count.length).equals(Buffer.from(count)), 'the tail ends with wc\'s count');
+  // 100 MB went through; the process grew by far less (1 MiB kept, a
+  // bounded queue of 64 KiB chunks, garbage the GC has not taken yet)
+  const growth = (peak - before) / (1 << 20);
+  assert.ok(growth < 96, `RSS grew by ${growth.toFixed(1)} MiB`);
+});
+
+test('the event loop is not blocked during a run', async () => {
+  let fired = 0;
+  const timer = setInterval(() => fired++, 20);
+  const t0 = Date.now();
+  await sk.run('sleep', ['0.3']);
+  clearInterval(timer);
+  assert.ok(Date.now() - t0 >= 250);
+  // ~15 possible; a blocked loop would give 0 or 1
+  assert.ok(fired >= 5, `only ${fired} timer ticks during the run`);
+});
+
+test('concurrent runs overlap (off the loop, on the thread pool)', async () => {
+  const t0 = Date.now();
+  await Promise.all([1, 2, 3].map(() => sk.run('sleep', ['0.4'])));
+  const took = Date.now() - t0;
+  assert.ok(took < 1100, `three 0.4 s runs took ${took} ms`);
+});
