@@ -157,6 +157,31 @@ int spawnkit_run(const struct spawnkit_run_opts *o, struct spawnkit_run_result *
 /* Free the captures (r may be reused after). */
 void spawnkit_run_result_free(struct spawnkit_run_result *r);
 
+/* spawnkit_run_output_join() flags */
+#define SPAWNKIT_JOIN_MARKER	(1U << 0) /* "[... N bytes omitted ...]"
+					     between head and tail when
+					     bytes were dropped */
+#define SPAWNKIT_JOIN_LINES	(1U << 1) /* with MARKER, text: the cut moved
+					     to line boundaries (else to
+					     UTF-8 character boundaries),
+					     the marker a line of its own */
+#define SPAWNKIT_JOIN_FLAGS	(SPAWNKIT_JOIN_MARKER | SPAWNKIT_JOIN_LINES)
+
+/* The most bytes a join adds to head_len + tail_len: the marker with a
+ * 20-digit count, a newline before it and one after it. */
+#define SPAWNKIT_RUN_MARKER_MAX	48
+
+/*
+ * Join a capture's head and tail into buf, as one text a reader cannot
+ * mistake for the whole output.  Returns the joined length; when buf is
+ * NULL or cap is smaller than that, writes nothing and returns the length
+ * needed (at most head_len + tail_len + SPAWNKIT_RUN_MARKER_MAX).  When
+ * cap is larger, a NUL follows.  -EINVAL: out NULL, unknown flags, LINES
+ * without MARKER; -EOVERFLOW: a length past SSIZE_MAX.
+ */
+ssize_t spawnkit_run_output_join(const struct spawnkit_run_output *out,
+				 unsigned int flags, char *buf, size_t cap);
+
 /* spawnkit_kill_tree() flags */
 #define SPAWNKIT_KILL_GROUP	(1U << 0) /* leader leads its own process
 					     group and session: signal them */
