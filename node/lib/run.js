@@ -23,6 +23,8 @@ const ECHILD = -10;
 // spawnkit/run.h
 const RUN_NO_NEW_SESSION = 1 << 0;
 const RUN_WARM = 1 << 2;
+const JOIN_MARKER = 1 << 0;
+const JOIN_LINES = 1 << 1;
 const RUN_DEVNULL = 1;
 const RUN_INHERIT = 2;
 
@@ -70,8 +72,9 @@ function toSpec(t, file, args, opts) {
     rlimits: opts.rlimits,
     umask: opts.umask,
     cgroup: opts.cgroup,
-    marker: opts.marker,
-    text: opts.encoding !== 'buffer',
+    // the marker line at a line boundary in text mode; between the
+    // bytes as they are for Buffers; marker: false joins them bare
+    joinFlags: opts.marker ? JOIN_MARKER | (opts.encoding !== 'buffer' ? JOIN_LINES : 0) : 0,
   };
 }
 

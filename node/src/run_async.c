@@ -43,6 +43,7 @@ struct job {
 	napi_ref tmpl;		/* keeps the template alive while it runs */
 	napi_ref on_done;
 	int streaming;		/* onOutput given */
+	unsigned int join_flags;	/* SPAWNKIT_JOIN_* for the result */
 	napi_threadsafe_function tsfn;
 	napi_async_work work;
 	atomic_int stop;
@@ -150,23 +151,26 @@ static void set(napi_env env, napi_value obj, const char *name, napi_value v)
 	napi_set_named_property(env, obj, name, v);
 }
 
-/* head and tail as one Buffer */
-static napi_value joined_of(napi_env env, const struct spawnkit_run_output *out)
+/* head and tail as one Buffer, joined by the library (the marker line) */
+static napi_value joined_of(napi_env env, const struct spawnkit_run_output *out,
+			    unsigned int flags)
 {
+	size_t cap = out->head_len + out->tail_len + SPAWNKIT_RUN_MARKER_MAX;
+	char *tmp = malloc(cap);
+	ssize_t n;
 	napi_value b;
-	char *dst;
 
-	if (napi_create_buffer(env, out->head_len + out->tail_len, (void **)&dst, &b) != napi_ok)
+	if (!tmp)
 		return NULL;
-	if (out->head_len)
-		memcpy(dst, out->head, out->head_len);
-	if (out->tail_len)
-		memcpy(dst + out->head_len, out->tail, out->tail_len);
+	n = spawnkit_run_output_join(out, flags, tmp, cap);
+	b = n < 0 ? NULL : buffer_of(env, tmp, (size_t)n);
+	free(tmp);
 	return b;
 }
 
 /* [head, tail, dropped, total, joined] */
-static napi_value output_of(napi_env env, const struct spawnkit_run_output *out)
+static napi_value output_of(napi_env env, const struct spawnkit_run_output *out,
+			    unsigned int join_flags)
 {
 	napi_value a;
 
@@ -175,7 +179,7 @@ static napi_value output_of(napi_env env, const struct spawnkit_run_output *out)
 	napi_set_element(env, a, 1, buffer_of(env, out->tail, out->tail_len));
 	napi_set_element(env, a, 2, num(env, (double)out->dropped));
 	napi_set_element(env, a, 3, num(env, (double)out->total));
-	napi_set_element(env, a, 4, joined_of(env, out));
+	napi_set_element(env, a, 4, joined_of(env, out, join_flags));
 	return a;
 }
 
@@ -201,8 +205,8 @@ static napi_value result_of(napi_env env, struct job *j)
 	set(env, res, "why", num(env, r->why));
 	set(env, res, "killed", num(env, r->killed));
 	set(env, res, "elapsedMs", num(env, (double)r->elapsed_ns / 1e6));
-	set(env, res, "stdout", output_of(env, &r->out[1]));
-	set(env, res, "stderr", output_of(env, &r->out[2]));
+	set(env, res, "stdout", output_of(env, &r->out[1], j->join_flags));
+	set(env, res, "stderr", output_of(env, &r->out[2], j->join_flags));
 	return res;
 }
 
@@ -354,6 +358,9 @@ static int read_spec(napi_env env, napi_value spec, struct job *j)
 	if (prop(env, spec, "flags", &v, &t) || napi_get_value_uint32(env, v, &flags) != napi_ok)
 		return 1;
 	o->flags = flags;
+	if (prop(env, spec, "joinFlags", &v, &t) || napi_get_value_uint32(env, v, &flags) != napi_ok)
+		return 1;
+	j->join_flags = flags;
 	if (prop(env, spec, "preload", &v, &t))
 		return 1;
 	if (t == napi_string && !(j->preload = dup_string(env, v)))

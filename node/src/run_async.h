@@ -6,8 +6,11 @@
  *   spec: { tmpl, argv[], envp[], cwd|null, stdin ('ignore'|'inherit'|
  *   'pipe'), input Buffer|null, caps [outHead, outTail, errHead, errTail]
  *   (Infinity: unlimited), timeoutMs, noOutputTimeoutMs, waitDelayMs (-1:
- *   none), flags (SPAWNKIT_RUN_*), preload|null, rlimits [[res, soft,
+ *   none), flags (SPAWNKIT_RUN_*), joinFlags (SPAWNKIT_JOIN_*: how
+ *   result.stdout[4] is joined), preload|null, rlimits [[res, soft,
  *   hard], ...] (-1: RLIM_INFINITY), umask (-1: none), cgroup|null }.
+ *   result: { errno, pid, code, signal, why, killed, elapsedMs, stdout and
+ *   stderr: [head, tail, dropped, total, joined] }.
  *   The run goes to the libuv thread pool (napi_async_work); each chunk of
  *   output comes to onOutput(fd, Buffer) on the loop through a
  *   threadsafe function whose queue is bounded (a slow callback slows the
