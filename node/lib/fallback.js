@@ -13,8 +13,8 @@
 // rlimits, umask and cgroup need the library: refused here.  No templates.
 const childProcess = require('node:child_process');
 const { HeadTail } = require('./fallback_capture');
-const { AbortError, spawnError, systemError } = require('./errors');
-const { checkFile, prepareRun } = require('./options');
+const { spawnError, systemError } = require('./errors');
+const { checkFile, prepareRun, watchAbort } = require('./options');
 const { execFileOver } = require('./exec_file');
 
 const KILL_GRACE_MS = 1000;
@@ -60,7 +60,7 @@ function runInternal(file, args, options) {
       cwd: opts.cwd ?? undefined,
       env: opts.env ?? process.env,
       argv0: opts.argv0 ?? file,
-      stdio: [opts.stdin === 'pipe' ? 'pipe' : opts.stdin, 'pipe', 'pipe'],
+      stdio: [opts.stdin, 'pipe', 'pipe'],
       detached: opts.newSession,
     });
     const out = new HeadTail(opts.maxBuffer);
@@ -70,7 +70,6 @@ function runInternal(file, args, options) {
     let noOutput = false;
     let waitDelayExpired = false;
     let killed = false;
-    let aborted = null;
     let startError = null;
     let idle = null;
     const streams = [child.stdout, child.stderr];
@@ -133,18 +132,11 @@ function runInternal(file, args, options) {
         terminate();
       });
     }
-    let unwatch = null;
-    if (opts.signal) {
-      const onAbort = () => {
-        aborted = new AbortError(undefined, { cause: opts.signal.reason });
-        terminate();
-      };
-      opts.signal.addEventListener('abort', onAbort, { once: true });
-      unwatch = () => opts.signal.removeEventListener('abort', onAbort);
-    }
+    const abort = watchAbort(opts.signal, terminate);
     child.on('close', (code, sig) => {
       for (const t of timers) clearTimeout(t);
-      if (unwatch) unwatch();
+      abort.unwatch();
+      const aborted = abort.error();
       if (startError && child.pid === undefined) {
         startError.cmd = [file, ...args].join(' ');
         startError.stdout = opts.encoding === 'buffer' ? Buffer.alloc(0) : '';

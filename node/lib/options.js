@@ -138,4 +138,19 @@ function prepareRun(file, args, options) {
   return { args, opts };
 }
 
-module.exports = { checkString, checkFile, checkArgs, envPairs, stdioSpec, checkSpawnOptions, prepareRun };
+// run()'s abort, in lib/run.js and lib/fallback.js alike: stop() once the
+// signal aborts.  error() is the AbortError then (null before); unwatch()
+// when the run ended.
+function watchAbort(signal, stop) {
+  if (!signal) return { error: () => null, unwatch() {} };
+  const { AbortError } = require('./errors');
+  let error = null;
+  const onAbort = () => {
+    error = new AbortError(undefined, { cause: signal.reason });
+    stop();
+  };
+  signal.addEventListener('abort', onAbort, { once: true });
+  return { error: () => error, unwatch: () => signal.removeEventListener('abort', onAbort) };
+}
+
+module.exports = { checkString, checkFile, checkArgs, envPairs, stdioSpec, checkSpawnOptions, prepareRun, watchAbort };

@@ -8,10 +8,10 @@
 // wait delay and tree kill are the C library's, the same as Python's.
 // This file only converts: options to a spec, the C result to run()'s.
 const { TemplateCache, REMAKES } = require('./cache');
-const { spawnError, systemError, AbortError, isAsyncSpawnError, syncSpawnError, errnoName } = require('./errors');
+const { spawnError, systemError, isAsyncSpawnError, syncSpawnError, errnoName } = require('./errors');
 const { resolveCommand } = require('./resolve');
 const { execFileOver } = require('./exec_file');
-const { envPairs, checkString, prepareRun } = require('./options');
+const { envPairs, checkString, prepareRun, watchAbort } = require('./options');
 const { runResult, OutputStreams } = require('./run_result');
 const native = require('./native');
 
@@ -128,11 +128,11 @@ function start(file, args, opts, resolve, reject, attempt) {
   }
   const streams = new OutputStreams(opts);
   let handle = null;
-  let aborted = null;
-  let unwatch = null;
+  let abort = null;
   const onDone = (res) => {
     handle = null;
-    if (unwatch) unwatch();
+    abort?.unwatch();
+    const aborted = abort?.error();
     if (res.errno < 0) {
       const e = res.errno;
       if ((e === ESTALE || e === EACCES) && attempt < REMAKES) {
@@ -173,14 +173,7 @@ function start(file, args, opts, resolve, reject, attempt) {
     return;
   }
   handle = h;
-  if (opts.signal) {
-    const onAbort = () => {
-      aborted = new AbortError(undefined, { cause: opts.signal.reason });
-      stop();
-    };
-    opts.signal.addEventListener('abort', onAbort, { once: true });
-    unwatch = () => opts.signal.removeEventListener('abort', onAbort);
-  }
+  abort = watchAbort(opts.signal, stop);
 }
 
 function runInternal(file, args, options) {
