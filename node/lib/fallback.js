@@ -12,10 +12,12 @@
 // the group (setsid) is not found: it cannot hang the call, but it lives on.
 // rlimits, umask and cgroup need the library: refused here.  No templates.
 const childProcess = require('node:child_process');
+const path = require('node:path');
 const { HeadTail } = require('./fallback_capture');
 const { spawnError, systemError } = require('./errors');
 const { checkFile, prepareRun, watchAbort } = require('./options');
 const { execFileOver } = require('./exec_file');
+const { OutputStreams } = require('./run_result');
 
 const KILL_GRACE_MS = 1000;
 const ENOSYS = -38;
@@ -55,8 +57,11 @@ function runInternal(file, args, options) {
   const refused = unavailable(opts);
   if (refused) return Promise.reject(refused);
   return new Promise((resolve, reject) => {
-    // child_process finds the program (execvp's rules, EACCES included).
-    const child = childProcess.spawn(file, args, {
+    // child_process finds a name on PATH (execvp's rules, EACCES
+    // included); a path is made absolute, so a script sees the $0 it has
+    // with the addon (its template pins the absolute path).
+    const command = file.includes('/') ? path.resolve(opts.cwd ?? '', file) : file;
+    const child = childProcess.spawn(command, args, {
       cwd: opts.cwd ?? undefined,
       env: opts.env ?? process.env,
       argv0: opts.argv0 ?? file,
@@ -97,15 +102,19 @@ function runInternal(file, args, options) {
       });
     };
 
+    // onStdout/onStderr as with the addon (lib/run_result.js)
+    const chunks = new OutputStreams(opts);
+    const give = chunks.callback();
+    chunks.onError = terminate;
     child.stdout.on('data', (c) => {
       out.push(c);
       rearm();
-      if (opts.onStdout) opts.onStdout(opts.encoding === 'buffer' ? c : c.toString(opts.encoding));
+      if (give) give(1, c);
     });
     child.stderr.on('data', (c) => {
       errs.push(c);
       rearm();
-      if (opts.onStderr) opts.onStderr(opts.encoding === 'buffer' ? c : c.toString(opts.encoding));
+      if (give) give(2, c);
     });
     if (child.stdin) {
       child.stdin.on('error', (err) => {
@@ -146,6 +155,7 @@ function runInternal(file, args, options) {
       }
       // A background job of a successful call goes with its group.
       if (opts.newSession && child.pid !== undefined) signal(-child.pid, 'SIGKILL');
+      chunks.end();
       const [oh, ot] = out.decoded(opts.encoding);
       const [eh, et] = errs.decoded(opts.encoding);
       const cat = (h, t) => (opts.encoding === 'buffer' ? Buffer.concat([h, t]) : h + t);
@@ -168,7 +178,9 @@ function runInternal(file, args, options) {
         waitDelayExpired,
         killed,
       };
-      if (aborted) {
+      if (chunks.error) {
+        reject(Object.assign(chunks.error, { result }));
+      } else if (aborted) {
         Object.assign(aborted, result, { code: 'ABORT_ERR', exitCode: result.code });
         reject(aborted);
       } else {

@@ -69,7 +69,6 @@ test('1 MiB of stdin and 100 MB of output: no deadlock, memory bounded', async (
   assert.equal(r.stdoutBytes, seen);
   assert.equal(r.stdoutHead.length + r.stdoutTail.length, 1 << 20, 'the default cap: 1 MiB kept');
   assert.equal(r.stdoutDropped, seen - (1 << 20));
-  assert.ok(r.stdout.includes(`[... ${r.stdoutDropped} bytes omitted ...]`));
   assert.ok(r.stdout.subarray(-count.length).equals(Buffer.from(count)), 'the tail ends with wc\'s count');
   // 100 MB went through; the process grew by far less (1 MiB kept, a
   // bounded queue of 64 KiB chunks, garbage the GC has not taken yet)
