@@ -3,8 +3,8 @@
 // command did; execFile() rejects like util.promisify(child_process.execFile)
 // when it did not exit 0.
 //
-// A run is one spawnkit_run() call (man 3 spawnkit_run) on libuv's thread
-// pool (src/run_async.c): the session, stdin, head+tail capture, timeouts,
+// A run is one spawnkit_run() call (man 3 spawnkit_run) on a thread of its
+// own (src/run_async.c): the session, stdin, head+tail capture, timeouts,
 // wait delay and tree kill are the C library's, the same as Python's.
 // This file only converts: options to a spec, the C result to run()'s.
 const { TemplateCache, REMAKES } = require('./cache');

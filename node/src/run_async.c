@@ -1,12 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * run_async.c - run(): spawnkit_run() in an napi_async_work, output chunks
- * through an napi_threadsafe_function, stop through an eventfd
- * (run_async.h).  Only conversions here: the policy is spawnkit_run's.
+ * run_async.c - run(): spawnkit_run() on a thread of its own, output
+ * chunks and then the end through an napi_threadsafe_function, stop
+ * through an eventfd (run_async.h).  Only conversions here: the policy is
+ * spawnkit_run's.
+ *
+ * Why not an napi_async_work: a run lasts as long as its child, and
+ * libuv's pool has 4 threads (UV_THREADPOOL_SIZE) shared with fs and dns:
+ * four `sleep 60` runs would stall every fs call of the process.  And a
+ * Worker's teardown waits for its pending async work before any cleanup
+ * hook could stop it, so terminate() would hang until the child ends.
+ * A thread per run has neither problem; the threadsafe function keeps
+ * the loop alive while it runs, as a child_process child does.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -42,38 +52,43 @@ struct job {
 	struct spawn_template_rlimit rl[RLIM_NLIMITS];
 	napi_ref tmpl;		/* keeps the template alive while it runs */
 	napi_ref on_done;
-	int streaming;		/* onOutput given */
 	unsigned int join_flags;	/* SPAWNKIT_JOIN_* for the result */
-	napi_threadsafe_function tsfn;
-	napi_async_work work;
+	napi_threadsafe_function tsfn;	/* chunks, then the end */
+	pthread_t thread;
+	int joined;		/* the thread was joined (or never started) */
 	atomic_int stop;
 	int stop_fd;		/* eventfd: o.stop_fd */
-	int owners;		/* the work's complete and the tsfn's finalize */
-	int hooked;		/* env cleanup hook installed */
 	napi_env env;
 	napi_async_context async;	/* callbacks as from any libuv event */
 	napi_ref resource;
 };
 
-static void on_env_teardown(void *arg);
-
-static void job_free(struct job *j)
+/* Once the thread is joined (or never ran): its fds, closed before the
+ * result goes to JavaScript (the caller may count its fds then). */
+static void job_close_fds(struct job *j)
 {
-	if (--j->owners > 0)
-		return;
-	if (j->hooked)
-		napi_remove_env_cleanup_hook(j->env, on_env_teardown, j);
+	int *fds[] = { &j->o.cwd_fd, &j->o.cgroup_fd, &j->stop_fd };
+
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
+		if (*fds[i] >= 0) {
+			close(*fds[i]);
+			*fds[i] = -1;
+		}
+}
+
+/* On the loop, once the thread is joined (or never ran). */
+static void job_free(napi_env env, struct job *j)
+{
+	if (j->tmpl)
+		napi_delete_reference(env, j->tmpl);
+	if (j->on_done)
+		napi_delete_reference(env, j->on_done);
 	if (j->async)
-		napi_async_destroy(j->env, j->async);
+		napi_async_destroy(env, j->async);
 	if (j->resource)
-		napi_delete_reference(j->env, j->resource);
+		napi_delete_reference(env, j->resource);
 	spawnkit_run_result_free(&j->r);
-	if (j->o.cwd_fd >= 0)
-		close(j->o.cwd_fd);
-	if (j->o.cgroup_fd >= 0)
-		close(j->o.cgroup_fd);
-	if (j->stop_fd >= 0)
-		close(j->stop_fd);
+	job_close_fds(j);
 	free(j->argv);
 	free(j->envp);
 	free(j->input);
@@ -89,16 +104,6 @@ static void request_stop(struct job *j)
 	if (write(j->stop_fd, &one, sizeof(one)) < 0) {
 		/* an eventfd only refuses at its maximum: already stopping */
 	}
-}
-
-/* The process or Worker goes away during a run: stop it, so the thread
- * pool's work ends soon. */
-static void on_env_teardown(void *arg)
-{
-	struct job *j = arg;
-
-	j->hooked = 0;
-	request_stop(j);
 }
 
 /* On the pump's thread. */
@@ -122,18 +127,17 @@ static int on_output(void *ctx, int fd, const void *data, size_t len)
 	return atomic_load(&j->stop);
 }
 
-static void execute(napi_env env, void *data)
+static void *run_thread(void *data)
 {
+	static struct chunk end = { 0, 0 };
 	struct job *j = data;
 
-	static struct chunk end = { 0, 0 };
-
 	j->ret = spawnkit_run(&j->o, &j->r);
-	if (!j->streaming)
-		return;
-	/* the end after the last chunk, through the same queue */
+	/* the end after the last chunk, through the same queue; nothing of j
+	 * is touched after the release (the loop may free it then) */
 	napi_call_threadsafe_function(j->tsfn, &end, napi_tsfn_blocking);
 	napi_release_threadsafe_function(j->tsfn, napi_tsfn_release);
+	return NULL;
 }
 
 static napi_value buffer_of(napi_env env, const void *p, size_t n)
@@ -249,7 +253,10 @@ static void call_js(napi_env env, napi_value cb, void *context, void *data)
 	struct job *j = context;
 	napi_value argv[2];
 
-	if (!c->fd) {			/* static: not freed */
+	if (!c->fd) {			/* the end (static: not freed) */
+		pthread_join(j->thread, NULL);	/* it is releasing the tsfn */
+		j->joined = 1;
+		job_close_fds(j);
 		if (env)
 			call_done(env, j);
 		return;
@@ -262,26 +269,21 @@ static void call_js(napi_env env, napi_value cb, void *context, void *data)
 	free(c);
 }
 
+/* The queue is closed: after the end in a normal run; at once when the
+ * environment goes away (a Worker terminated, the process exiting), then
+ * the run is stopped here and waited for (the kill is immediate; pipes an
+ * escaped process holds are read for at most 2 s more), so the template
+ * it uses outlives it. */
 static void tsfn_finalize(napi_env env, void *data, void *hint)
-{
-	job_free(data);
-}
-
-static void complete(napi_env env, napi_status status, void *data)
 {
 	struct job *j = data;
 
-	napi_delete_async_work(env, j->work);
-	napi_delete_reference(env, j->tmpl);
-	j->tmpl = NULL;
-	if (status != napi_ok) {	/* never ran (cancelled) */
-		j->ret = -ECANCELED;
-		if (j->streaming)
-			napi_release_threadsafe_function(j->tsfn, napi_tsfn_abort);
+	if (!j->joined) {
+		request_stop(j);
+		pthread_join(j->thread, NULL);
+		j->joined = 1;
 	}
-	if (!j->streaming || status != napi_ok)
-		call_done(env, j);
-	job_free(j);
+	job_free(env, j);
 }
 
 /* Property helpers: 0, or -1 with an exception pending. */
@@ -452,8 +454,9 @@ static int read_spec(napi_env env, napi_value spec, struct job *j)
 napi_value js_run_start(napi_env env, napi_callback_info info)
 {
 	size_t argc = 3;
-	napi_value argv[3], name, ext, resource;
+	napi_value argv[3], name, ext, resource, cb = NULL;
 	napi_valuetype t;
+	pthread_attr_t attr;
 	struct job *j;
 	int r;
 
@@ -464,65 +467,50 @@ napi_value js_run_start(napi_env env, napi_callback_info info)
 		return num(env, -ENOMEM);
 	spawnkit_run_opts_init(&j->o);
 	j->env = env;
-	j->ret = INT32_MIN;
-	j->owners = 1;
+	j->joined = 1;			/* until the thread starts */
 	j->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (j->stop_fd < 0) {
 		r = -errno;
-		job_free(j);
+		job_free(env, j);
 		return num(env, r);
 	}
 	j->o.stop_fd = j->stop_fd;
 	r = read_spec(env, argv[0], j);
-	if (r) {
-		if (j->tmpl)
-			napi_delete_reference(env, j->tmpl);
-		job_free(j);
+	if (r || argc < 3) {
+		job_free(env, j);
 		return r < 0 ? num(env, r) : NULL;
 	}
-	if (argc < 3)
-		goto fail;
-	napi_create_string_utf8(env, "spawnkit:run", NAPI_AUTO_LENGTH, &name);
-	if (napi_create_object(env, &resource) != napi_ok ||
-	    napi_async_init(env, resource, name, &j->async) != napi_ok ||
-	    napi_create_reference(env, resource, 1, &j->resource) != napi_ok)
-		goto fail;
 	if (napi_typeof(env, argv[1], &t) != napi_ok)
 		goto fail;
 	if (t == napi_function) {
-		if (napi_create_threadsafe_function(env, argv[1], NULL, name, QUEUE_MAX, 1,
-						    j, tsfn_finalize, j, call_js,
-						    &j->tsfn) != napi_ok)
-			goto fail;
-		j->streaming = 1;
-		j->owners++;
+		cb = argv[1];
 		j->o.on_output = on_output;
 		j->o.ctx = j;
 	}
-	if (napi_create_reference(env, argv[2], 1, &j->on_done) != napi_ok ||
-	    napi_create_async_work(env, NULL, name, execute, complete, j, &j->work) != napi_ok)
-		goto fail_started;
-	if (napi_create_external(env, j, NULL, NULL, &ext) != napi_ok ||
-	    napi_queue_async_work(env, j->work) != napi_ok) {
-		napi_delete_async_work(env, j->work);
-		goto fail_started;
-	}
-	if (napi_add_env_cleanup_hook(env, on_env_teardown, j) == napi_ok)
-		j->hooked = 1;
-	return ext;
-fail_started:
-	if (j->streaming) {
-		j->ret = -ECANCELED;
+	napi_create_string_utf8(env, "spawnkit:run", NAPI_AUTO_LENGTH, &name);
+	if (napi_create_object(env, &resource) != napi_ok ||
+	    napi_async_init(env, resource, name, &j->async) != napi_ok ||
+	    napi_create_reference(env, resource, 1, &j->resource) != napi_ok ||
+	    napi_create_reference(env, argv[2], 1, &j->on_done) != napi_ok ||
+	    napi_create_external(env, j, NULL, NULL, &ext) != napi_ok)
+		goto fail;
+	/* From here tsfn_finalize frees j. */
+	if (napi_create_threadsafe_function(env, cb, NULL, name, QUEUE_MAX, 1, j,
+					    tsfn_finalize, j, call_js, &j->tsfn) != napi_ok)
+		goto fail;
+	/* a small stack: the pump's buffers are on the heap */
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 256 * 1024);
+	r = pthread_create(&j->thread, &attr, run_thread, j);
+	pthread_attr_destroy(&attr);
+	if (r) {
 		napi_release_threadsafe_function(j->tsfn, napi_tsfn_abort);
+		return num(env, -r);
 	}
-	if (j->on_done) {
-		napi_delete_reference(env, j->on_done);
-		j->on_done = NULL;
-	}
+	j->joined = 0;
+	return ext;
 fail:
-	if (j->tmpl)
-		napi_delete_reference(env, j->tmpl);
-	job_free(j);
+	job_free(env, j);
 	return NULL;
 }
 

@@ -11,11 +11,11 @@
  *   hard], ...] (-1: RLIM_INFINITY), umask (-1: none), cgroup|null }.
  *   result: { errno, pid, code, signal, why, killed, elapsedMs, stdout and
  *   stderr: [head, tail, dropped, total, joined] }.
- *   The run goes to the libuv thread pool (napi_async_work); each chunk of
- *   output comes to onOutput(fd, Buffer) on the loop through a
- *   threadsafe function whose queue is bounded (a slow callback slows the
- *   child, memory stays bounded); then onDone(result) once, after the last
- *   chunk.  A -errno return: nothing started (a cwd or cgroup that cannot
+ *   The run goes to a thread of its own (run_async.c says why not the
+ *   libuv pool); each chunk of output comes to onOutput(fd, Buffer) on the
+ *   loop through a threadsafe function whose queue is bounded (a slow
+ *   callback slows the child, memory stays bounded); then onDone(result)
+ *   once, after the last chunk.  A Worker that ends mid-run stops it.  A -errno return: nothing started (a cwd or cgroup that cannot
  *   be opened); errors of the start itself come in result.errno.
  * runStop(handle): stop the run (its tree is killed: SPAWNKIT_RUN_STOPPED),
  *   through spawnkit_run's stop_fd, so a run that writes nothing stops too.

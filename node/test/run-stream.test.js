@@ -5,7 +5,11 @@
 // on meanwhile (the run is on libuv's thread pool).
 const test = require('node:test');
 const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const { Worker } = require('node:worker_threads');
 const sk = require('..');
+const { processState, waitFor, nativeTest } = require('./helpers');
 
 test('onStdout and onStderr get every chunk, in order, and the capture is kept', async () => {
   const out = [];
@@ -87,9 +91,27 @@ test('the event loop is not blocked during a run', async () => {
   assert.ok(fired >= 5, `only ${fired} timer ticks during the run`);
 });
 
-test('concurrent runs overlap (off the loop, on the thread pool)', async () => {
+test('long runs do not hold libuv\'s thread pool (fs goes on; more than 4 overlap)', async () => {
   const t0 = Date.now();
-  await Promise.all([1, 2, 3].map(() => sk.run('sleep', ['0.4'])));
+  const runs = Promise.all([1, 2, 3, 4, 5, 6].map(() => sk.run('sleep', ['0.6'])));
+  // the pool has 4 threads: runs on it would hold every one of them
+  await fs.promises.readFile(__filename);
+  const fsMs = Date.now() - t0;
+  await runs;
   const took = Date.now() - t0;
-  assert.ok(took < 1100, `three 0.4 s runs took ${took} ms`);
+  assert.ok(fsMs < 500, `a file read waited ${fsMs} ms behind the runs`);
+  assert.ok(took < 1150, `six 0.6 s runs took ${took} ms (four at a time would be 1.2 s)`);
+});
+
+nativeTest('a Worker terminated mid-run stops the run and kills its child', async () => {
+  const w = new Worker(`
+    const sk = require(${JSON.stringify(path.join(__dirname, '..'))});
+    const { parentPort } = require('node:worker_threads');
+    sk.run('sh', ['-c', 'echo $$; exec sleep 100'], { onStdout: (c) => parentPort.postMessage(c) });
+  `, { eval: true });
+  const pid = Number(await new Promise((res) => w.once('message', res)));
+  const t0 = Date.now();
+  await w.terminate();
+  assert.ok(Date.now() - t0 < 5000, `terminate took ${Date.now() - t0} ms`);
+  assert.ok(await waitFor(() => processState(pid) !== 'alive', 5000), `child ${pid} still runs`);
 });
