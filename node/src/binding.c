@@ -125,11 +125,24 @@ static void box_finalize(napi_env env, void *data, void *hint)
 
 struct template_box *get_box(napi_env env, napi_value v)
 {
-	void *p = NULL;
+	struct template_box *b = NULL;
 
-	if (napi_get_value_external(env, v, &p) != napi_ok)
+	if (napi_get_value_external(env, v, (void **)&b) != napi_ok || (b && b->closed))
 		return NULL;
-	return p;
+	return b;
+}
+
+void box_hold(struct template_box *b)
+{
+	b->busy++;
+}
+
+void box_release(struct template_box *b)
+{
+	if (--b->busy == 0 && b->closed) {
+		spawnkit_template_destroy(b->t);
+		b->t = NULL;
+	}
 }
 
 static napi_value js_template_create(napi_env env, napi_callback_info info)
@@ -173,7 +186,9 @@ static napi_value js_template_destroy(napi_env env, napi_callback_info info)
 
 	CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
 	b = get_box(env, argv[0]);
-	if (b) {
+	if (b && b->busy) {
+		b->closed = 1;		/* box_release destroys it */
+	} else if (b) {
 		spawnkit_template_destroy(b->t);
 		b->t = NULL;
 	}

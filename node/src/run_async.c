@@ -51,6 +51,7 @@ struct job {
 	struct signal_reset sig;
 	struct spawn_template_rlimit rl[RLIM_NLIMITS];
 	napi_ref tmpl;		/* keeps the template alive while it runs */
+	struct template_box *box;	/* held (box_hold) while it runs */
 	napi_ref on_done;
 	unsigned int join_flags;	/* SPAWNKIT_JOIN_* for the result */
 	napi_threadsafe_function tsfn;	/* chunks, then the end */
@@ -79,6 +80,8 @@ static void job_close_fds(struct job *j)
 /* On the loop, once the thread is joined (or never ran). */
 static void job_free(napi_env env, struct job *j)
 {
+	if (j->box)
+		box_release(j->box);
 	if (j->tmpl)
 		napi_delete_reference(env, j->tmpl);
 	if (j->on_done)
@@ -351,6 +354,8 @@ static int read_spec(napi_env env, napi_value spec, struct job *j)
 	o->tmpl = b->t;
 	if (napi_create_reference(env, v, 1, &j->tmpl) != napi_ok)
 		return 1;
+	j->box = b;
+	box_hold(b);
 	if (prop(env, spec, "argv", &v, &t) || !(j->argv = dup_string_array(env, v)))
 		return 1;
 	o->argv = j->argv;

@@ -115,3 +115,17 @@ nativeTest('a Worker terminated mid-run stops the run and kills its child', asyn
   assert.ok(Date.now() - t0 < 5000, `terminate took ${Date.now() - t0} ms`);
   assert.ok(await waitFor(() => processState(pid) !== 'alive', 5000), `child ${pid} still runs`);
 });
+
+nativeTest('the template cache closing a template mid-run: the run keeps it until it ends', async (t) => {
+  t.after(() => sk.configureTemplateCache());
+  sk.configureTemplateCache({ maxSize: 1 });
+  const runs = [];
+  for (let i = 0; i < 10; i++) {
+    // each start evicts the other path's template while its runs go on
+    runs.push(sk.run(i % 2 ? 'sleep' : '/bin/sleep', ['0.2']), sk.run('sh', ['-c', 'echo $0']));
+  }
+  const during = sk.run('sleep', ['0.3']);
+  sk.clearTemplateCache();
+  for (const r of [...await Promise.all(runs), await during]) assert.equal(r.code, 0);
+  assert.equal((await sk.run('echo', ['after'])).stdout, 'after\n');
+});
