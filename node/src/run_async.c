@@ -59,7 +59,6 @@ struct job {
 	int joined;		/* the thread was joined (or never started) */
 	atomic_int stop;
 	int stop_fd;		/* eventfd: o.stop_fd */
-	napi_env env;
 	napi_async_context async;	/* callbacks as from any libuv event */
 	napi_ref resource;
 };
@@ -471,7 +470,6 @@ napi_value js_run_start(napi_env env, napi_callback_info info)
 	if (!j)
 		return num(env, -ENOMEM);
 	spawnkit_run_opts_init(&j->o);
-	j->env = env;
 	j->joined = 1;			/* until the thread starts */
 	j->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (j->stop_fd < 0) {
