@@ -20,14 +20,6 @@ const EACCES = -13;
 const ENOENT = -2;
 const ECHILD = -10;
 
-// spawnkit/run.h
-const RUN_NO_NEW_SESSION = 1 << 0;
-const RUN_WARM = 1 << 2;
-const JOIN_MARKER = 1 << 0;
-const JOIN_LINES = 1 << 1;
-const RUN_DEVNULL = 1;
-const RUN_INHERIT = 2;
-
 // Absolute path -> Template, bounded (lib/cache.js).  A template that went
 // stale (the file was replaced, e.g. a package upgrade renamed a new binary
 // over it) or refused after a credential change (EACCES: a service dropped
@@ -54,27 +46,27 @@ function cgroupError(errno, dir, file, args) {
 function toSpec(t, file, args, opts) {
   const half = Number.isFinite(opts.maxBuffer) ? Math.floor(opts.maxBuffer / 2) : Infinity;
   const tail = Number.isFinite(opts.maxBuffer) ? opts.maxBuffer - half : 0;
-  let flags = opts.newSession ? 0 : RUN_NO_NEW_SESSION;
-  if (opts.warm) flags |= RUN_WARM;
   return {
     tmpl: t._h,
     argv: [checkString('options.argv0', opts.argv0 ?? file), ...args],
     envp: envPairs(opts.env ?? process.env),
     cwd: opts.cwd ?? null,
     input: opts.input ?? null,
-    stdin: opts.stdin === 'inherit' ? RUN_INHERIT : RUN_DEVNULL,
+    stdinInherit: opts.stdin === 'inherit',
     caps: [half, tail, half, tail],
     timeoutMs: opts.timeout ?? -1,
     noOutputTimeoutMs: opts.noOutputTimeout ?? -1,
     waitDelayMs: opts.waitDelay ?? -1,
-    flags,
+    newSession: opts.newSession,
+    warm: opts.warm,
     preload: opts.warm ? opts.preload : null,
     rlimits: opts.rlimits,
     umask: opts.umask,
     cgroup: opts.cgroup,
     // the marker line at a line boundary in text mode; between the
     // bytes as they are for Buffers; marker: false joins them bare
-    joinFlags: opts.marker ? JOIN_MARKER | (opts.encoding !== 'buffer' ? JOIN_LINES : 0) : 0,
+    marker: opts.marker,
+    text: opts.encoding !== 'buffer',
   };
 }
 

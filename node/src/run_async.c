@@ -297,6 +297,17 @@ static int prop(napi_env env, napi_value obj, const char *name, napi_value *v, n
 	return 0;
 }
 
+static int bool_prop(napi_env env, napi_value obj, const char *name, bool *out)
+{
+	napi_value v;
+	napi_valuetype t;
+
+	*out = false;
+	if (prop(env, obj, name, &v, &t))
+		return -1;
+	return t == napi_boolean && napi_get_value_bool(env, v, out) != napi_ok ? -1 : 0;
+}
+
 static int64_t ms_prop(napi_env env, napi_value obj, const char *name)
 {
 	napi_value v;
@@ -340,7 +351,8 @@ static int read_spec(napi_env env, napi_value spec, struct job *j)
 	struct spawnkit_run_opts *o = &j->o;
 	napi_value v, item;
 	napi_valuetype t;
-	uint32_t n, flags;
+	uint32_t n;
+	bool yes;
 	double caps[4], d[3];
 	int32_t mask;
 	struct template_box *b;
@@ -361,12 +373,20 @@ static int read_spec(napi_env env, napi_value spec, struct job *j)
 	if (prop(env, spec, "envp", &v, &t) || !(j->envp = dup_string_array(env, v)))
 		return 1;
 	o->envp = j->envp;
-	if (prop(env, spec, "flags", &v, &t) || napi_get_value_uint32(env, v, &flags) != napi_ok)
+	/* booleans to the library's flags (JavaScript knows no bit values) */
+	if (bool_prop(env, spec, "newSession", &yes))
 		return 1;
-	o->flags = flags;
-	if (prop(env, spec, "joinFlags", &v, &t) || napi_get_value_uint32(env, v, &flags) != napi_ok)
+	o->flags = yes ? 0 : SPAWNKIT_RUN_NO_NEW_SESSION;
+	if (bool_prop(env, spec, "warm", &yes))
 		return 1;
-	j->join_flags = flags;
+	o->flags |= yes ? SPAWNKIT_RUN_WARM : 0;
+	if (bool_prop(env, spec, "marker", &yes))
+		return 1;
+	j->join_flags = yes ? SPAWNKIT_JOIN_MARKER : 0;
+	if (bool_prop(env, spec, "text", &yes))
+		return 1;
+	if (yes && j->join_flags)
+		j->join_flags |= SPAWNKIT_JOIN_LINES;	/* the marker a line of its own */
 	if (prop(env, spec, "preload", &v, &t))
 		return 1;
 	if (t == napi_string && !(j->preload = dup_string(env, v)))
@@ -389,13 +409,9 @@ static int read_spec(napi_env env, napi_value spec, struct job *j)
 		o->input_len = len;
 		o->std_mode[0] = SPAWNKIT_RUN_PIPE;
 	} else {
-		int32_t mode;
-
-		if (prop(env, spec, "stdin", &v, &t) || napi_get_value_int32(env, v, &mode) != napi_ok)
+		if (bool_prop(env, spec, "stdinInherit", &yes))
 			return 1;
-		if (mode != SPAWNKIT_RUN_DEVNULL && mode != SPAWNKIT_RUN_INHERIT)
-			return -EINVAL;
-		o->std_mode[0] = mode;
+		o->std_mode[0] = yes ? SPAWNKIT_RUN_INHERIT : SPAWNKIT_RUN_DEVNULL;
 	}
 	if (prop(env, spec, "caps", &v, &t))
 		return 1;

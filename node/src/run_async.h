@@ -3,11 +3,12 @@
  * run_async.h - run(): one spawnkit_run() call off the event loop.
  *
  * runStart(spec, onOutput|null, onDone) -> External | -errno
- *   spec: { tmpl, argv[], envp[], cwd|null, stdin ('ignore'|'inherit'|
- *   'pipe'), input Buffer|null, caps [outHead, outTail, errHead, errTail]
- *   (Infinity: unlimited), timeoutMs, noOutputTimeoutMs, waitDelayMs (-1:
- *   none), flags (SPAWNKIT_RUN_*), joinFlags (SPAWNKIT_JOIN_*: how
- *   result.stdout[4] is joined), preload|null, rlimits [[res, soft,
+ *   spec: { tmpl, argv[], envp[], cwd|null, input Buffer|null (else stdin
+ *   is /dev/null, or ours with stdinInherit), caps [outHead, outTail,
+ *   errHead, errTail] (Infinity: unlimited), timeoutMs, noOutputTimeoutMs,
+ *   waitDelayMs (-1: none), newSession, warm, preload|null, marker and
+ *   text (how result.stdout[4] is joined: the marker, at a line boundary
+ *   in text), rlimits [[res, soft,
  *   hard], ...] (-1: RLIM_INFINITY), umask (-1: none), cgroup|null }.
  *   result: { errno, pid, code, signal, why, killed, elapsedMs, stdout and
  *   stderr: [head, tail, dropped, total, joined] }.
