@@ -79,6 +79,11 @@ export interface RunOptions extends Omit<SpawnOptions, 'stdio' | 'argv0' | 'kill
   umask?: number;
   /** Start the child in this cgroup2 directory (must be writable); it is killed with the run. */
   cgroup?: string;
+  /** stdin, stdout and stderr on a new pseudoterminal, the child's controlling terminal
+   *  (isatty holds; output comes as stdout, with the terminal's \r\n; stderr stays empty). */
+  pty?: boolean;
+  /** The pty's window, [rows, cols] (default [24, 80]); needs pty: true. */
+  ptySize?: readonly [number, number];
   /** Always SIGKILL for run(). */
   killSignal?: 'SIGKILL' | 9;
   /** Always true for run(). */

@@ -163,6 +163,28 @@ function preloadValue(v) {
   return v.length ? v.join(',') : null;
 }
 
+// [rows, cols] of a pty's window, or null (the library's 24 x 80)
+function ptySizeValue(v, pty) {
+  if (v === undefined || v === null) return null;
+  if (!Array.isArray(v)) throw typeError('options.ptySize', 'an instance of Array', v);
+  if (v.length !== 2) throw valueError('options.ptySize', v, 'must be [rows, cols]');
+  v.forEach((n, i) => {
+    if (typeof n !== 'number') throw typeError(`options.ptySize[${i}]`, 'of type number', n);
+    if (!(Number.isInteger(n) && n >= 1 && n <= 65535)) throw rangeError(`options.ptySize[${i}]`, 'an integer in 1..65535', n);
+  });
+  if (!pty) throw valueError('options.ptySize', v, 'needs pty: true');
+  return v;
+}
+
+// pty: true puts stdin, stdout and stderr on one new terminal that is the
+// child's controlling one, in a new session: stdin cannot be ours, nor the
+// session the caller's.
+function checkPty(opts, pty, newSession) {
+  if (!pty) return;
+  if (!newSession) throw valueError('options.newSession', false, 'must be true with pty: true (the terminal is a new session\'s)');
+  if (opts.stdin === 'inherit') throw valueError('options.stdin', 'inherit', 'cannot be used with pty: true (stdin is the terminal)');
+}
+
 function maxBufferValue(v) {
   const maxBuffer = v ?? DEFAULT_MAX_BUFFER;
   if (!(maxBuffer === Infinity || (Number.isInteger(maxBuffer) && maxBuffer >= 0))) {
@@ -179,6 +201,9 @@ function runOptions(options) {
   refuseSpawnOnly(opts);
   const input = inputValue(opts.input);
   const warm = bool(opts, 'warm') ?? false;
+  const pty = bool(opts, 'pty') ?? false;
+  const newSession = newSessionValue(opts, warm && !pty);
+  checkPty(opts, pty, newSession);
   const cgroup = opts.cgroup === undefined || opts.cgroup === null ? null : checkString('options.cgroup', opts.cgroup);
   if (cgroup === '') throw valueError('options.cgroup', cgroup, 'must be a cgroup2 directory');
   return {
@@ -187,7 +212,9 @@ function runOptions(options) {
     maxBuffer: maxBufferValue(opts.maxBuffer),
     encoding: encodingValue(opts.encoding),
     stdin: stdinValue(opts.stdin, input !== undefined),
-    newSession: newSessionValue(opts, warm),
+    newSession,
+    pty,
+    ptySize: ptySizeValue(opts.ptySize, pty),
     timeout: opts.timeout || null, // 0: none, as child_process
     noOutputTimeout: ms(opts, 'noOutputTimeout', { min: 0, positive: true }),
     waitDelay: ms(opts, 'waitDelay'),

@@ -106,6 +106,15 @@ int run_spec_read(napi_env env, napi_value spec, struct run_spec *j)
 	if (bool_prop(env, spec, "warm", &yes))
 		return 1;
 	o->flags |= yes ? SPAWNKIT_RUN_WARM : 0;
+	if (bool_prop(env, spec, "pty", &yes))
+		return 1;
+	if (yes) {
+		/* stdin, stdout, stderr: the terminal (std_mode PIPE, the
+		 * default, which the library takes as the pty's) */
+		o->flags |= SPAWNKIT_RUN_PTY;
+		o->pty_rows = (unsigned short)ms_prop(env, spec, "ptyRows");
+		o->pty_cols = (unsigned short)ms_prop(env, spec, "ptyCols");
+	}
 	if (bool_prop(env, spec, "marker", &yes))
 		return 1;
 	j->join_flags = yes ? SPAWNKIT_JOIN_MARKER : 0;
@@ -134,7 +143,7 @@ int run_spec_read(napi_env env, napi_value spec, struct run_spec *j)
 		o->input = j->input;
 		o->input_len = len;
 		o->std_mode[0] = SPAWNKIT_RUN_PIPE;
-	} else {
+	} else if (!(o->flags & SPAWNKIT_RUN_PTY)) {
 		if (bool_prop(env, spec, "stdinInherit", &yes))
 			return 1;
 		o->std_mode[0] = yes ? SPAWNKIT_RUN_INHERIT : SPAWNKIT_RUN_DEVNULL;

@@ -106,6 +106,15 @@ const BAD = [
   [{ preload: 'json' }, 'ERR_INVALID_ARG_TYPE'],
   [{ signal: 'abort' }, 'ERR_INVALID_ARG_TYPE'],
   [{ killSignal: 'SIGNOPE' }, 'ERR_UNKNOWN_SIGNAL'],
+  [{ pty: 1 }, 'ERR_INVALID_ARG_TYPE'],
+  [{ pty: true, ptySize: '24x80' }, 'ERR_INVALID_ARG_TYPE'],
+  [{ pty: true, ptySize: [24] }, 'ERR_INVALID_ARG_VALUE'],
+  [{ pty: true, ptySize: [0, 80] }, 'ERR_OUT_OF_RANGE'],
+  [{ pty: true, ptySize: [24, 70000] }, 'ERR_OUT_OF_RANGE'],
+  [{ pty: true, ptySize: [24, '80'] }, 'ERR_INVALID_ARG_TYPE'],
+  [{ ptySize: [24, 80] }, 'ERR_INVALID_ARG_VALUE'],
+  [{ pty: true, newSession: false }, 'ERR_INVALID_ARG_VALUE'],
+  [{ pty: true, stdin: 'inherit' }, 'ERR_INVALID_ARG_VALUE'],
 ];
 
 test('every bad option value is refused with a Node-style code, in run() and execFile()', async () => {
@@ -123,7 +132,7 @@ test('every bad option value is refused with a Node-style code, in run() and exe
 
 test('the fallback refuses what needs the C library, by name', async () => {
   const fb = require('../lib/fallback');
-  for (const opts of [{ rlimits: { nofile: 10 } }, { umask: 0o22 }, { cgroup: '/sys/fs/cgroup' }]) {
+  for (const opts of [{ rlimits: { nofile: 10 } }, { umask: 0o22 }, { cgroup: '/sys/fs/cgroup' }, { pty: true }]) {
     await assert.rejects(fb.run('true', [], opts), { code: 'ERR_FEATURE_UNAVAILABLE_ON_PLATFORM' });
   }
   // the shared checks are the same in both

@@ -53,6 +53,10 @@ async function main(): Promise<void> {
     const n: number | undefined = err.stdoutDropped;
     void n;
   }
+  const tty: RunResult<string> = await run('ls', ['--color=auto'], { pty: true, ptySize: [50, 132] });
+  void tty;
+  // @ts-expect-error: ptySize is [rows, cols]
+  await run('ls', [], { pty: true, ptySize: [50] });
   // @ts-expect-error: onStdout gets a string in text mode
   await run('ls', [], { onStdout: (c: Buffer) => c.length });
   // @ts-expect-error: an unknown resource limit
