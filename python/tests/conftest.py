@@ -2,17 +2,18 @@
 import os
 import shutil
 import time
+from collections.abc import Collection, Iterator
 
 import pytest
 
 import spawnkit
 
 
-def _our_fds():
+def _our_fds() -> set[str]:
     return set(os.listdir("/proc/self/fd"))
 
 
-def children_of(pid):
+def children_of(pid: int) -> list[int]:
     """Pids whose parent is `pid` (living or zombie)."""
     out = []
     for name in os.listdir("/proc"):
@@ -29,7 +30,7 @@ def children_of(pid):
     return out
 
 
-def proc_state(pid):
+def proc_state(pid: int) -> str | None:
     """The state letter of a process, or None if it no longer exists."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
@@ -39,11 +40,11 @@ def proc_state(pid):
     return data[data.rindex(b")") + 2:].split()[0].decode()
 
 
-def is_dead(pid):
+def is_dead(pid: int) -> bool:
     return proc_state(pid) in (None, "Z", "X")
 
 
-def wait_dead(pids, timeout=5.0):
+def wait_dead(pids: Collection[int], timeout: float = 5.0) -> bool:
     """True once every pid is gone or a zombie (killed processes need a
     moment to be torn down); the caller asserts the result."""
     end = time.monotonic() + timeout
@@ -54,7 +55,7 @@ def wait_dead(pids, timeout=5.0):
     return all(is_dead(p) for p in pids)
 
 
-def need(tool):
+def need(tool: str) -> str:
     path = shutil.which(tool)
     if path is None:
         pytest.fail(f"test needs {tool!r} on PATH (see scripts/deps)")
@@ -65,7 +66,7 @@ def need(tool):
 # modules that import it cannot even be collected.
 try:
     import spawnkit._spawnkit  # type: ignore[import-not-found]  # noqa: F401
-    collect_ignore = []
+    collect_ignore: list[str] = []
 except ImportError:
     collect_ignore = ["test_binding.py", "test_template.py", "test_run_io.py",
                       "test_run_io_sanitized.py", "test_output_limit.py",
@@ -75,7 +76,7 @@ if spawnkit.fallback_reason is not None:
     collect_ignore.append("test_lost_status.py")
 
 
-def pytest_configure(config):
+def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "native: needs the compiled binding (pidfds, templates, the C "
         "pump); deselected, never passed, when spawnkit.backend() is \"fallback\"")
@@ -86,7 +87,8 @@ def pytest_configure(config):
         "(a seccomp filter refusing clone3 with EPERM stops glibc starting any)")
 
 
-def pytest_collection_modifyitems(config, items):
+def pytest_collection_modifyitems(config: pytest.Config,
+                                   items: list[pytest.Item]) -> None:
     """In the portable fallback (macOS, no pidfds, SPAWNKIT_BACKEND=fallback)
     run every test that holds for both backends; the `native` ones are
     deselected and show as such in the summary line."""
@@ -102,7 +104,7 @@ def pytest_collection_modifyitems(config, items):
 
 
 @pytest.fixture(autouse=True)
-def no_leaks():
+def no_leaks() -> Iterator[None]:
     """Fail a test that leaks an fd of ours or leaves a child unreaped."""
     spawnkit.run(["true"])           # opens the shared /dev/null fd once
     before = _our_fds()
