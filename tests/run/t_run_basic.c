@@ -72,57 +72,57 @@ TEST(stderr_into_stdout_keeps_order)
 	spawnkit_run_result_free(&r);
 }
 
-/* 1 MiB of input, a..z over and over: the caller frees it */
-static char *big_input(size_t n)
-{
-	char *big = malloc(n);
-
-	for (size_t i = 0; big && i < n; i++)
-		big[i] = (char)('a' + i % 26);
-	return big;
-}
-
-TEST(one_mib_in_through_cat_and_out_unlimited)
-{
+/* Options feeding 1 MiB of input, a..z over and over. */
+FIXTURE(mib_input) {
 	struct spawnkit_run_opts o;
 	struct spawnkit_run_result r;
-	char *argv_cat[] = { "cat", NULL };
-	size_t n = 1 << 20;
-	char *big = big_input(n);
+	char *big;
+	size_t n;
+};
 
-	ASSERT_TRUE(big != NULL);
-	spawnkit_run_opts_init(&o);
-	o.input = big;
-	o.input_len = n;
-	o.head[1] = SPAWNKIT_RUN_UNLIMITED;
-	o.argv = argv_cat;
-	ASSERT_EQ(spawnkit_run(&o, &r), 0);
-	CHECK(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0);
-	CHECK_EQ(r.out[1].total, n);
-	CHECK_EQ(r.out[1].head_len, n);
-	CHECK(r.out[1].head_len == n && !memcmp(r.out[1].head, big, n));
-	CHECK(!(r.why & SPAWNKIT_RUN_INPUT_CLOSED));
-	spawnkit_run_result_free(&r);
-	free(big);
+FIXTURE_SETUP(mib_input)
+{
+	self->n = 1 << 20;
+	self->big = malloc(self->n);
+	ASSERT_TRUE(self->big != NULL);
+	for (size_t i = 0; i < self->n; i++)
+		self->big[i] = (char)('a' + i % 26);
+	spawnkit_run_opts_init(&self->o);
+	self->o.input = self->big;
+	self->o.input_len = self->n;
+}
+
+FIXTURE_TEARDOWN(mib_input)
+{
+	free(self->big);
+}
+
+/* in through cat and back out, unlimited capture: no deadlock */
+TEST_F(mib_input, through_cat_and_out_unlimited)
+{
+	struct spawnkit_run_result *r = &self->r;
+	char *argv_cat[] = { "cat", NULL };
+
+	self->o.head[1] = SPAWNKIT_RUN_UNLIMITED;
+	self->o.argv = argv_cat;
+	ASSERT_EQ(spawnkit_run(&self->o, r), 0);
+	CHECK(WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0);
+	CHECK_EQ(r->out[1].total, self->n);
+	CHECK_EQ(r->out[1].head_len, self->n);
+	CHECK(r->out[1].head_len == self->n && !memcmp(r->out[1].head, self->big, self->n));
+	CHECK(!(r->why & SPAWNKIT_RUN_INPUT_CLOSED));
+	spawnkit_run_result_free(r);
 }
 
 /* a child that reads none of its input: no SIGPIPE for us, and it is said */
-TEST(input_a_child_closes_is_input_closed)
+TEST_F(mib_input, a_child_closing_stdin_is_input_closed)
 {
-	struct spawnkit_run_opts o;
-	struct spawnkit_run_result r;
-	size_t n = 1 << 20;
-	char *big = big_input(n);
+	struct spawnkit_run_result *r = &self->r;
 
-	ASSERT_TRUE(big != NULL);
-	spawnkit_run_opts_init(&o);
-	o.input = big;
-	o.input_len = n;
-	ASSERT_EQ(run_sh(&o, "exec 0<&-; exit 0", &r), 0);
-	CHECK(r.why & SPAWNKIT_RUN_INPUT_CLOSED);
-	CHECK(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0);
-	spawnkit_run_result_free(&r);
-	free(big);
+	ASSERT_EQ(run_sh(&self->o, "exec 0<&-; exit 0", r), 0);
+	CHECK(r->why & SPAWNKIT_RUN_INPUT_CLOSED);
+	CHECK(WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0);
+	spawnkit_run_result_free(r);
 }
 
 TEST(stdin_is_empty_by_default)
@@ -145,6 +145,8 @@ TEST(stdin_is_empty_by_default)
 FIXTURE(dir) {
 	char dir[32];
 	char path[PATH_MAX + 32];
+	struct spawnkit_run_opts o;	/* initialised */
+	struct spawnkit_run_result r;
 };
 
 FIXTURE_SETUP(dir)
@@ -160,6 +162,7 @@ FIXTURE_SETUP(dir)
 	close(fd);
 	snprintf(self->path, sizeof(self->path), "%s/sub", self->dir);
 	ASSERT_EQ(mkdir(self->path, 0755), 0);
+	spawnkit_run_opts_init(&self->o);
 }
 
 FIXTURE_TEARDOWN(dir)
@@ -178,7 +181,7 @@ FIXTURE_TEARDOWN(dir)
 /* stdout to an fd of ours, stderr to /dev/null, and only the given envp */
 TEST_F(dir, fd_devnull_and_environment)
 {
-	struct spawnkit_run_opts o;
+	struct spawnkit_run_opts o = self->o;
 	struct spawnkit_run_result r;
 	char *env[] = { "ONLY=this", NULL };
 	char got[64] = "";
@@ -188,7 +191,6 @@ TEST_F(dir, fd_devnull_and_environment)
 	snprintf(self->path, sizeof(self->path), "%s/log", self->dir);
 	fd = open(self->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	ASSERT_GE(fd, 0);
-	spawnkit_run_opts_init(&o);
 	o.std_mode[1] = SPAWNKIT_RUN_FD;
 	o.std_fd[1] = fd;
 	o.std_mode[2] = SPAWNKIT_RUN_DEVNULL;
@@ -208,14 +210,13 @@ TEST_F(dir, fd_devnull_and_environment)
 /* the working directory, and a relative program path resolved in it */
 TEST_F(dir, cwd_fd_and_a_relative_program_in_it)
 {
-	struct spawnkit_run_opts o;
+	struct spawnkit_run_opts o = self->o;
 	struct spawnkit_run_result r;
-	char *argv_tool[] = { "./tool", NULL };
+	char *argv_rel[] = { "./tool", NULL };
 
-	spawnkit_run_opts_init(&o);
 	o.cwd_fd = open(self->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	ASSERT_GE(o.cwd_fd, 0);
-	o.argv = argv_tool;
+	o.argv = argv_rel;
 	ASSERT_EQ(spawnkit_run(&o, &r), 0);
 	snprintf(self->path, sizeof(self->path), "%s\n", self->dir);
 	CHECK(!strcmp(joined(&r.out[1]), self->path));
@@ -223,82 +224,68 @@ TEST_F(dir, cwd_fd_and_a_relative_program_in_it)
 	close(o.cwd_fd);
 }
 
-TEST_F(dir, path_search_finds_the_program)
-{
-	struct spawnkit_run_opts o;
-	struct spawnkit_run_result r;
-	char *argv_tool[] = { "tool", NULL };
+static char *argv_tool[] = { "tool", NULL };
 
-	spawnkit_run_opts_init(&o);
-	o.path = self->dir;
-	o.argv = argv_tool;
-	ASSERT_EQ(spawnkit_run(&o, &r), 0);
+/* Run o; the run must succeed and the program exit 0. */
+static void run_exits_0(struct spawnkit_run_opts *o)
+{
+	struct spawnkit_run_result r;
+
+	ASSERT_EQ(spawnkit_run(o, &r), 0);
 	CHECK(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0);
 	spawnkit_run_result_free(&r);
+}
+
+TEST_F(dir, path_search_finds_the_program)
+{
+	self->o.path = self->dir;
+	self->o.argv = argv_tool;
+	run_exits_0(&self->o);
 }
 
 /* a directory of the name: EACCES, as execvp */
 TEST_F(dir, path_search_of_a_directory_is_eacces)
 {
-	struct spawnkit_run_opts o;
-	struct spawnkit_run_result r;
 	char *argv_sub[] = { "sub", NULL };
 
-	spawnkit_run_opts_init(&o);
-	o.path = self->dir;
-	o.argv = argv_sub;
-	CHECK_ERR(spawnkit_run(&o, &r), EACCES);
+	self->o.path = self->dir;
+	self->o.argv = argv_sub;
+	CHECK_ERR(spawnkit_run(&self->o, &self->r), EACCES);
 }
 
 TEST_F(dir, path_search_of_a_missing_or_empty_name_is_enoent)
 {
-	struct spawnkit_run_opts o;
-	struct spawnkit_run_result r;
 	char *argv_none[] = { "no-such-tool-spawnkit", NULL }, *argv_empty[] = { "", NULL };
 
-	spawnkit_run_opts_init(&o);
-	o.path = self->dir;
-	o.argv = argv_none;
-	CHECK_ERR(spawnkit_run(&o, &r), ENOENT);
-	o.argv = argv_empty;
-	CHECK_ERR(spawnkit_run(&o, &r), ENOENT);
+	self->o.path = self->dir;
+	self->o.argv = argv_none;
+	CHECK_ERR(spawnkit_run(&self->o, &self->r), ENOENT);
+	self->o.argv = argv_empty;
+	CHECK_ERR(spawnkit_run(&self->o, &self->r), ENOENT);
 }
 
 /* PATH from envp when o.path is NULL */
 TEST_F(dir, path_search_uses_envp_path)
 {
-	struct spawnkit_run_opts o;
-	struct spawnkit_run_result r;
-	char *argv_tool[] = { "tool", NULL };
 	char envpath[PATH_MAX + 8];
 	char *env[] = { envpath, NULL };
 
-	spawnkit_run_opts_init(&o);
 	snprintf(envpath, sizeof(envpath), "PATH=%s", self->dir);
-	o.envp = env;
-	o.argv = argv_tool;
-	ASSERT_EQ(spawnkit_run(&o, &r), 0);
-	CHECK(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0);
-	spawnkit_run_result_free(&r);
+	self->o.envp = env;
+	self->o.argv = argv_tool;
+	run_exits_0(&self->o);
 }
 
 /* a relative PATH entry is under the child's directory, not ours */
 TEST_F(dir, relative_path_entry_is_under_the_childs_cwd)
 {
-	struct spawnkit_run_opts o;
-	struct spawnkit_run_result r;
-	char *argv_tool[] = { "tool", NULL };
-
-	spawnkit_run_opts_init(&o);
-	o.path = ".";
-	o.argv = argv_tool;
-	CHECK_ERR(spawnkit_run(&o, &r), ENOENT);	/* not under ours */
-	o.cwd_fd = open(self->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	ASSERT_GE(o.cwd_fd, 0);
-	ASSERT_EQ(spawnkit_run(&o, &r), 0);
-	CHECK(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0);
-	spawnkit_run_result_free(&r);
-	close(o.cwd_fd);
+	self->o.path = ".";
+	self->o.argv = argv_tool;
+	CHECK_ERR(spawnkit_run(&self->o, &self->r), ENOENT);	/* not under ours */
+	self->o.cwd_fd = open(self->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ASSERT_GE(self->o.cwd_fd, 0);
+	run_exits_0(&self->o);
+	close(self->o.cwd_fd);
 }
 
 TEST(on_output_sees_every_byte)
@@ -327,58 +314,58 @@ TEST(on_output_returning_nonzero_stops_the_run)
 	spawnkit_run_result_free(&r);
 }
 
+/* Options that run the attrs helper (it reports its session, umask and
+ * limits on stdout). */
+FIXTURE(attrs) {
+	struct spawnkit_run_opts o;
+	struct spawnkit_run_result r;
+};
+
+FIXTURE_SETUP(attrs)
+{
+	static char *argv_attrs[] = { "attrs", NULL };
+
+	spawnkit_run_opts_init(&self->o);
+	self->o.argv = argv_attrs;
+	self->o.file = helper("attrs");
+}
+
+FIXTURE_TEARDOWN(attrs)
+{
+}
+
 /* extra actions through o.actions: umask and a resource limit; and the
  * default session: the child leads its own */
-TEST(extra_actions_apply_and_child_leads_a_session)
+TEST_F(attrs, extra_actions_apply_and_child_leads_a_session)
 {
-	struct spawnkit_run_opts o;
-	struct spawnkit_run_result r;
 	struct spawn_template_action acts[2];
 	struct spawn_template_rlimit rl = { 32, 32 };
-	char *argv_a[] = { "attrs", NULL };
 
-	spawnkit_run_opts_init(&o);
-	o.argv = argv_a;
-	o.file = helper("attrs");
 	spawnkit_action_umask(&acts[0], 077);
 	spawnkit_action_setrlimit(&acts[1], RLIMIT_NOFILE, &rl);
-	o.actions = acts;
-	o.nr_actions = 2;
-	ASSERT_EQ(spawnkit_run(&o, &r), 0);
-	CHECK(strstr(joined(&r.out[1]), "umask 077\n") != NULL);
-	CHECK(strstr(joined(&r.out[1]), "nofile 32 32\n") != NULL);
-	CHECK(out_has_sid(&r, r.pid));
-	spawnkit_run_result_free(&r);
+	self->o.actions = acts;
+	self->o.nr_actions = 2;
+	ASSERT_EQ(spawnkit_run(&self->o, &self->r), 0);
+	CHECK(strstr(joined(&self->r.out[1]), "umask 077\n") != NULL);
+	CHECK(strstr(joined(&self->r.out[1]), "nofile 32 32\n") != NULL);
+	CHECK(out_has_sid(&self->r, self->r.pid));
+	spawnkit_run_result_free(&self->r);
 }
 
-TEST(no_new_session_keeps_ours)
+TEST_F(attrs, no_new_session_keeps_ours)
 {
-	struct spawnkit_run_opts o;
-	struct spawnkit_run_result r;
-	char *argv_a[] = { "attrs", NULL };
-
-	spawnkit_run_opts_init(&o);
-	o.argv = argv_a;
-	o.file = helper("attrs");
-	o.flags = SPAWNKIT_RUN_NO_NEW_SESSION;
-	ASSERT_EQ(spawnkit_run(&o, &r), 0);
-	CHECK(out_has_sid(&r, getsid(0)));
-	spawnkit_run_result_free(&r);
+	self->o.flags = SPAWNKIT_RUN_NO_NEW_SESSION;
+	ASSERT_EQ(spawnkit_run(&self->o, &self->r), 0);
+	CHECK(out_has_sid(&self->r, getsid(0)));
+	spawnkit_run_result_free(&self->r);
 }
 
-TEST(errno_is_left_alone)
+TEST_F(attrs, errno_is_left_alone)
 {
-	struct spawnkit_run_opts o;
-	struct spawnkit_run_result r;
-	char *argv_attrs[] = { "attrs", NULL };
-
-	spawnkit_run_opts_init(&o);
-	o.argv = argv_attrs;
-	o.file = helper("attrs");
 	errno = 1234;
-	ASSERT_EQ(spawnkit_run(&o, &r), 0);
+	ASSERT_EQ(spawnkit_run(&self->o, &self->r), 0);
 	CHECK_EQ(errno, 1234);
-	spawnkit_run_result_free(&r);
+	spawnkit_run_result_free(&self->r);
 }
 
 TEST_HARNESS_MAIN

@@ -31,17 +31,28 @@ static long val(const struct run_result *r, const char *key)
 	return -12345;
 }
 
-/* The attrs helper's template, or the case fails. */
-static void attrs_template(void)
+/* Every fixture here: the attrs helper's template as t (or the case
+ * fails) and a result buffer; at the end, every child reaped. */
+static struct run_result *attrs_setup(void)
 {
-	int ret = spawnkit_template_create(helper_path("attrs"), SPAWN_TEMPLATE_CREATE_CLOEXEC, &t);
+	struct run_result *r = malloc(sizeof(*r));
+	int ret;
 
+	ASSERT_TRUE(r != NULL);
+	ret = spawnkit_template_create(helper_path("attrs"), SPAWN_TEMPLATE_CREATE_CLOEXEC, &t);
 	if (ret)
 		fprintf(stderr, "template of attrs: %s\n", strerror(-ret));
 	ASSERT_EQ(ret, 0);
+	return r;
 }
 
-/* The attrs template and a result buffer; every child reaped at the end. */
+static void attrs_teardown(struct run_result *r)
+{
+	spawnkit_template_destroy(t);
+	free(r);
+	CHECK(no_children());
+}
+
 FIXTURE(attrs) {
 	struct run_result *r;
 	struct spawn_template_action a[3];
@@ -49,16 +60,12 @@ FIXTURE(attrs) {
 
 FIXTURE_SETUP(attrs)
 {
-	self->r = malloc(sizeof(*self->r));
-	ASSERT_TRUE(self->r != NULL);
-	attrs_template();
+	self->r = attrs_setup();
 }
 
 FIXTURE_TEARDOWN(attrs)
 {
-	spawnkit_template_destroy(t);
-	free(self->r);
-	CHECK(no_children());
+	attrs_teardown(self->r);
 }
 
 /* no action: the child shares our session and group */
@@ -179,16 +186,12 @@ FIXTURE_VARIANT(bad) {
 
 FIXTURE_SETUP(bad)
 {
-	self->r = malloc(sizeof(*self->r));
-	ASSERT_TRUE(self->r != NULL);
-	attrs_template();
+	self->r = attrs_setup();
 }
 
 FIXTURE_TEARDOWN(bad)
 {
-	spawnkit_template_destroy(t);
-	free(self->r);
-	CHECK(no_children());
+	attrs_teardown(self->r);
 }
 
 #define BAD(name, N, E, ...)						\
@@ -262,9 +265,7 @@ FIXTURE_VARIANT_ADD(ext_type, cgroup) { .type = SPAWN_TEMPLATE_ACTION_CGROUP };
 /* An otherwise valid action of the type (SETRLIMIT needs its limits). */
 FIXTURE_SETUP(ext_type)
 {
-	self->r = malloc(sizeof(*self->r));
-	ASSERT_TRUE(self->r != NULL);
-	attrs_template();
+	self->r = attrs_setup();
 	memset(&self->a[0], 0, sizeof(self->a[0]));
 	self->a[0].type = variant->type;
 	if (variant->type == SPAWN_TEMPLATE_ACTION_SETRLIMIT)
@@ -273,9 +274,7 @@ FIXTURE_SETUP(ext_type)
 
 FIXTURE_TEARDOWN(ext_type)
 {
-	spawnkit_template_destroy(t);
-	free(self->r);
-	CHECK(no_children());
+	attrs_teardown(self->r);
 }
 
 TEST_F(ext_type, newfd_set_is_einval)
