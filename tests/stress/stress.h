@@ -39,6 +39,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <spawnkit/spawnkit.h>
+#include "../proc_self.h"	/* also built with -Itests/stress alone */
 
 #ifndef P_PIDFD
 #define P_PIDFD 3
@@ -101,20 +102,6 @@ static inline long scaled(long n)
 }
 
 /* ---- measurements -------------------------------------------------- */
-
-static inline int fd_count(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *de;
-	int n = 0;
-
-	while (d && (de = readdir(d)))
-		if (de->d_name[0] != '.')
-			n++;
-	if (d)
-		closedir(d);
-	return n - 1;
-}
 
 static inline int pidfd_count(void)
 {
@@ -181,7 +168,7 @@ struct snap { int fds, pidfds, children; long rss; };
 
 static inline struct snap snap_take(void)
 {
-	struct snap s = { fd_count(), pidfd_count(), child_count(), rss_kb() };
+	struct snap s = { count_open_fds(), pidfd_count(), child_count(), rss_kb() };
 
 	return s;
 }
