@@ -125,11 +125,29 @@ def tool_environment() -> None:
         os.environ.pop(var, None)
 
 
+def prepare_tools(prog: str) -> bool:
+    """The tool environment set and every tool of the mix on PATH; False,
+    said on stderr under prog's name, if one is missing (exit status 2)."""
+    tool_environment()
+    try:
+        toolinfo.check_all()
+    except toolinfo.MissingTool as e:
+        print(f"{prog}: {e}", file=sys.stderr)
+        return False
+    return True
+
+
+def kernel_has_templates() -> bool:
+    """Whether this kernel has spawn templates: the kernel backend's probe
+    (its ENOSYS says no; there is no sysfs advertisement any more)."""
+    return backends.unavailable_reason("spawnkit-kernel") is None
+
+
 def choose_backends(a: argparse.Namespace) -> tuple[list[str], dict[str, str]]:
     """(backends to measure, {backend: why it cannot be measured})."""
     if a.backends == "auto":
         wanted = ["subprocess", "spawnkit-user"]
-        if os.path.exists(backends.KERNEL_ADVERTISEMENT):
+        if kernel_has_templates():
             wanted.append("spawnkit-kernel")
         wanted.append("spawnkit-warm")
     else:
@@ -265,7 +283,7 @@ def print_header(a: argparse.Namespace, measured: list[str], unavailable: dict[s
         "calls": a.calls, "reps": a.reps, "splits": [s for s, _, _ in a.split_list], "seed": a.seed,
         "command": " ".join([os.path.relpath(sys.argv[0], os.getcwd())] + sys.argv[1:]),
         "date_utc": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()),
-        "kernel_spawn_templates": os.path.exists(backends.KERNEL_ADVERTISEMENT),
+        "kernel_spawn_templates": kernel_has_templates(),
     }
     print("agent-tools benchmark (AutoGen Core harness)")
     print(f"  host: Linux {h['kernel']}, {h['cpus']} CPUs ({h['cpu']}), load average {h['loadavg_at_start']}")
@@ -292,11 +310,7 @@ def _interrupt(signum: int, frame: Any) -> None:
 
 def main(argv: list[str]) -> int:
     a = parse_args(argv)
-    tool_environment()
-    try:
-        toolinfo.check_all()
-    except toolinfo.MissingTool as e:
-        print(f"agent_tools: {e}", file=sys.stderr)
+    if not prepare_tools("agent_tools"):
         return 2
     measured, unavailable = choose_backends(a)
     if a.backends != "auto" and unavailable:
