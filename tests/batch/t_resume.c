@@ -10,10 +10,8 @@
  * the library runs.  The emulator backend runs the same program straight.
  */
 #include <string.h>
-#include <sys/prctl.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include "bt.h"
+#include "seccomp_filter.h"
 
 static const char content[] = "resumed\n";
 
@@ -21,7 +19,6 @@ static const char content[] = "resumed\n";
 TEST(stopped_batch_finishes_like_a_straight_run)
 {
 	struct sock_filter allow[] = { BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW) };
-	struct sock_fprog prog = { 1, allow };
 	char dir[] = "/tmp/spawnkit-resume-XXXXXX", path[64], buf[32];
 	struct batch_entry e[6], copy[6];
 	int64_t res[6];
@@ -35,8 +32,7 @@ TEST(stopped_batch_finishes_like_a_straight_run)
 	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
 	CHECK(fd >= 0 && write(fd, content, sizeof(content) - 1) == (ssize_t)sizeof(content) - 1);
 	close(fd);
-	CHECK_EQ(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 0);
-	CHECK_EQ(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog), 0);
+	CHECK_EQ(INSTALL_SECCOMP_FILTER(allow), 0);
 
 	memset(buf, 0, sizeof(buf));
 	/* 0: a word copy the kernel runs before it stops: 3 -> read's count */
