@@ -283,8 +283,9 @@ TEST_F(tree, wide_directory)
 	compare("-sB1", "-B1", at("wide"), NULL, -1, 0, __LINE__);
 }
 
-/* Links, sparse files, symlinks. */
-TEST_F(tree, links_sparse_files_symlinks)
+/* mix: hard links, a sparse file, symlinks (to a file, to a directory,
+ * dangling) and a subdirectory. */
+static void make_mix(void)
 {
 	int fd;
 
@@ -300,32 +301,23 @@ TEST_F(tree, links_sparse_files_symlinks)
 	fd = open(at("mix/sparse"), O_WRONLY | O_CREAT, 0644);
 	CHECK(fd >= 0 && ftruncate(fd, 50 << 20) == 0 && pwrite(fd, "y", 1, 1 << 20) == 1);
 	close(fd);
+}
+
+/* Links, sparse files, symlinks. */
+TEST_F(tree, links_sparse_files_symlinks)
+{
+	make_mix();
 	compare("-sb", "-b", at("mix"), NULL, -1, 0, __LINE__);
 	compare("-sB1", "-B1", at("mix"), NULL, -1, 0, __LINE__);
 	compare("-slb", "-lb", at("mix"), NULL, -1, 0, __LINE__);
 	compare("-slB1", "-lB1", at("mix"), NULL, -1, 0, __LINE__);
 }
 
-/* build wide and mix as the cases above do */
 /* Two arguments: each file once over both, a symlink argument not
  * followed, a file argument, a missing one. */
 TEST_F(tree, two_arguments)
 {
-	int fd;
-
-	/* mix as links_sparse_files_symlinks builds it */
-	dir("mix");
-	dir("mix/sub");
-	put("mix/a", 10000);
-	put("mix/sub/b", 123);
-	CHECK_EQ(link(at("mix/a"), at("mix/sub/a2")), 0);
-	CHECK_EQ(link(at("mix/a"), at("mix/a3")), 0);
-	CHECK_EQ(symlink("a", at("mix/sl")), 0);
-	CHECK_EQ(symlink("sub", at("mix/sldir")), 0);
-	CHECK_EQ(symlink("/nonexistent/dangling", at("mix/dangling")), 0);
-	fd = open(at("mix/sparse"), O_WRONLY | O_CREAT, 0644);
-	CHECK(fd >= 0 && ftruncate(fd, 50 << 20) == 0 && pwrite(fd, "y", 1, 1 << 20) == 1);
-	close(fd);
+	make_mix();
 	compare("-sb", "-b", at("mix"), at("mix/sub"), -1, 0, __LINE__);
 	compare("-sb", "-b", at("mix/sldir"), at("mix/a"), -1, 0, __LINE__);
 	compare("-sb", "-b", at("mix"), at("nonexistent"), -1, 0, __LINE__);
