@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * proc_self.h - what every test program (tests/<area>/t_*.c, the stress
- * programs) learns about itself from /proc/self: where the helper programs
- * it starts were built, and how many fds it has open.
+ * programs) learns about itself from /proc/self: where the programs it
+ * starts were built (the helpers, the tools), and how many fds it has open.
  */
 #ifndef SPAWNKIT_TEST_PROC_SELF_H
 #define SPAWNKIT_TEST_PROC_SELF_H
@@ -14,23 +14,43 @@
 #include <string.h>
 #include <unistd.h>
 
-/* build/tests/AREA/prog -> build/tests/helpers/NAME, into buf. */
-static inline void helper_path_to(char *buf, size_t len, const char *name)
+/* build/tests/AREA/prog -> build/REL, into buf (the build directory is
+ * the one this program was built in: build/, or the guest's). */
+static inline void build_path_to(char *buf, size_t len, const char *rel)
 {
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	char *slash;
 
 	if (n < 0) {
 		perror("readlink /proc/self/exe");
 		exit(2);
 	}
 	exe[n] = '\0';
-	*strrchr(exe, '/') = '\0';		/* the program's directory */
-	slash = strrchr(exe, '/');		/* ...and its area's */
-	if (slash)
+	for (int up = 0; up < 3; up++) {	/* prog, AREA, tests */
+		char *slash = strrchr(exe, '/');
+
+		if (!slash) {
+			fprintf(stderr, "%s: not under build/tests/AREA/\n", exe);
+			exit(2);
+		}
 		*slash = '\0';
-	snprintf(buf, len, "%s/helpers/%s", exe, name);
+	}
+	if ((size_t)snprintf(buf, len, "%s/%s", exe, rel) >= len) {
+		fprintf(stderr, "%s/%s: path too long\n", exe, rel);
+		exit(2);
+	}
+}
+
+/* build/tests/helpers/NAME, into buf. */
+static inline void helper_path_to(char *buf, size_t len, const char *name)
+{
+	char rel[256];
+
+	if ((size_t)snprintf(rel, sizeof(rel), "tests/helpers/%s", name) >= sizeof(rel)) {
+		fprintf(stderr, "helper name too long: %s\n", name);
+		exit(2);
+	}
+	build_path_to(buf, len, rel);
 }
 
 /* The same in a static buffer: valid until the next call. */

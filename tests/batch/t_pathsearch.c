@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "bt.h"
-#include "path_tree.h"
+#include "scratch.h"
 
 /* What bash's `command -v name` prints under PATH=path ("" if nothing). */
 static void command_v(const char *name, const char *path, char *out, size_t len)

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include "bt.h"
-#include "path_tree.h"
+#include "scratch.h"
 
 /* errno of execvp(name) with PATH=path in a child in dir; 0: it ran. */
 static int execvp_errno(const char *name, const char *path, const char *dir)
