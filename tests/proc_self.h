@@ -2,7 +2,8 @@
 /*
  * proc_self.h - what every test program (tests/<area>/t_*.c, the stress
  * programs) learns about itself from /proc/self: where the programs it
- * starts were built (the helpers, the tools), and how many fds it has open.
+ * starts were built (the helpers, the tools), how many fds it has open,
+ * and its memory (address space and resident size).
  */
 #ifndef SPAWNKIT_TEST_PROC_SELF_H
 #define SPAWNKIT_TEST_PROC_SELF_H
@@ -75,6 +76,31 @@ static inline int count_open_fds(void)
 	if (d)
 		closedir(d);
 	return n - 1;
+}
+
+/* Field `field` of /proc/self/statm (0 the address space, 1 resident) in
+ * KiB; 0 if it cannot be read. */
+static inline long statm_kb(int field)
+{
+	long v[2] = { 0, 0 };
+	FILE *f = fopen("/proc/self/statm", "r");
+
+	if (f) {
+		if (fscanf(f, "%ld %ld", &v[0], &v[1]) != 2)
+			v[0] = v[1] = 0;
+		fclose(f);
+	}
+	return v[field] * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+static inline long vm_size_kb(void)
+{
+	return statm_kb(0);
+}
+
+static inline long rss_kb(void)
+{
+	return statm_kb(1);
 }
 
 #endif

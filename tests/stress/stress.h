@@ -151,19 +151,6 @@ static inline int child_count(void)
 	return n;
 }
 
-static inline long rss_kb(void)
-{
-	long size = 0, res = 0;
-	FILE *f = fopen("/proc/self/statm", "r");
-
-	if (f) {
-		if (fscanf(f, "%ld %ld", &size, &res) != 2)
-			res = 0;
-		fclose(f);
-	}
-	return res * (sysconf(_SC_PAGESIZE) / 1024);
-}
-
 struct snap { int fds, pidfds, children; long rss; };
 
 static inline struct snap snap_take(void)
