@@ -1,8 +1,10 @@
 """Shared fixtures: every test must leave no fd, child or zombie behind."""
 import os
 import shutil
+import threading
 import time
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
+from typing import Any
 
 import pytest
 
@@ -53,6 +55,24 @@ def wait_dead(pids: Collection[int], timeout: float = 5.0) -> bool:
             return True
         time.sleep(0.01)
     return all(is_dead(p) for p in pids)
+
+
+def closed_fd() -> int:
+    """An fd number that was open a moment ago and is closed now."""
+    r, w = os.pipe()
+    os.close(r)
+    os.close(w)
+    return r
+
+
+def in_threads(fn: Callable[..., object], args: Iterable[tuple[Any, ...]]) -> None:
+    """fn(*a) for every a, each in a thread of its own, every thread started
+    before any is waited for."""
+    threads = [threading.Thread(target=fn, args=a) for a in args]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
 
 
 def need(tool: str) -> str:

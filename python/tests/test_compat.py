@@ -26,6 +26,7 @@ import pytest
 import spawnkit
 import spawnkit.compat as compat
 from spawnkit.compat import _route
+from conftest import in_threads
 
 # Routing through spawn templates needs the binding; in the portable
 # fallback every call goes to stock (test_fallback.py checks that).
@@ -586,7 +587,6 @@ def test_threads_share_no_fds(patched: None) -> None:
     """Concurrent calls from many threads, half with close_fds=False: every
     output arrives intact and no child holds another call's pipe (it would
     keep that call's reader waiting)."""
-    import threading
     code = ("import os, sys\n"
             "links = []\n"
             "for n in os.listdir('/proc/self/fd'):\n"
@@ -614,10 +614,6 @@ def test_threads_share_no_fds(patched: None) -> None:
             except Exception as e:                   # noqa: BLE001 - reported below
                 errors.append(repr(e))
 
-    threads = [threading.Thread(target=worker, args=(t,)) for t in range(8)]
-    for th in threads:
-        th.start()
-    for th in threads:
-        th.join()
+    in_threads(worker, [(t,) for t in range(8)])
     assert errors == []
     assert_routed(compat.stats(), 48)

@@ -12,7 +12,7 @@ import pytest
 
 import spawnkit
 from spawnkit import DEVNULL, PIPE, STDOUT
-from conftest import is_dead, wait_dead
+from conftest import closed_fd, in_threads, is_dead, wait_dead
 
 
 def sig_mask_of(pid: int, field: str) -> int:
@@ -184,11 +184,8 @@ def test_cwd_errors(tmp_path: Path) -> None:
             spawnkit.spawn(["true"], cwd=fd)
     finally:
         os.close(fd)
-    r, w = os.pipe()
-    os.close(r)
-    os.close(w)
     with pytest.raises(OSError) as ei_bad:
-        spawnkit.spawn(["true"], cwd=r)
+        spawnkit.spawn(["true"], cwd=closed_fd())
     assert ei_bad.value.errno == errno.EBADF
 
 
@@ -325,11 +322,8 @@ def test_pass_fds_only_those_fds() -> None:
 
 @pytest.mark.native  # the binding's own argument checks
 def test_pass_fds_errors() -> None:
-    r, w = os.pipe()
-    os.close(r)
-    os.close(w)
     with pytest.raises(OSError) as ei:
-        spawnkit.spawn(["true"], pass_fds=[r])
+        spawnkit.spawn(["true"], pass_fds=[closed_fd()])
     assert ei.value.errno == errno.EBADF
     with pytest.raises(ValueError):
         spawnkit.spawn(["true"], pass_fds=[-1])
@@ -544,18 +538,13 @@ def test_repr() -> None:
 
 @pytest.mark.threads
 def test_spawn_from_many_threads() -> None:
-    import threading
     outs = []
 
     def go(i: int) -> None:
         p = spawnkit.spawn(["echo", str(i)], stdout=PIPE)
         outs.append((i, p.communicate()[0]))
 
-    ts = [threading.Thread(target=go, args=(i,)) for i in range(32)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
+    in_threads(go, [(i,) for i in range(32)])
     assert sorted(outs) == [(i, b"%d\n" % i) for i in range(32)]
 
 

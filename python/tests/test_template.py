@@ -12,6 +12,7 @@ import pytest
 
 import spawnkit
 from spawnkit import StaleTemplateError, Template, template_cache
+from conftest import closed_fd, in_threads
 
 # The compiled binding itself: not there in the portable fallback.
 pytestmark = pytest.mark.native
@@ -75,11 +76,8 @@ def test_from_fd_classmethod() -> None:
 
 
 def test_bad_fd_is_ebadf() -> None:
-    r, w = os.pipe()
-    os.close(r)
-    os.close(w)
     with pytest.raises(OSError) as ei:
-        Template(fd=r)
+        Template(fd=closed_fd())
     assert ei.value.errno == errno.EBADF
 
 
@@ -202,11 +200,7 @@ def test_cache_estale_under_concurrent_renames(tmp_path: Path) -> None:
 
     r = threading.Thread(target=renamer)
     r.start()
-    runners = [threading.Thread(target=runner) for _ in range(4)]
-    for th in runners:
-        th.start()
-    for th in runners:
-        th.join()
+    in_threads(runner, [()] * 4)
     stop.set()
     r.join()
     template_cache.discard(path)
@@ -232,11 +226,7 @@ def test_cache_is_thread_safe_on_first_use(tmp_path: Path) -> None:
         barrier.wait()
         got.append(template_cache.get(path))
 
-    threads = [threading.Thread(target=get) for _ in range(8)]
-    for th in threads:
-        th.start()
-    for th in threads:
-        th.join()
+    in_threads(get, [()] * 8)
     assert len({id(t) for t in got}) == 1
     template_cache.discard(path)
 

@@ -19,7 +19,7 @@ import spawnkit.aio
 
 # Warm interpreters are templates: not there in the portable fallback.
 pytestmark = pytest.mark.native
-from conftest import children_of, wait_dead
+from conftest import children_of, in_threads, wait_dead
 
 PY = os.path.realpath(sys.executable)
 
@@ -231,11 +231,7 @@ def test_threads_share_one_interpreter() -> None:
             r = spawnkit.run([PY, "-c", "import sys; print(sys.argv[1])", f"{n}-{i}"], warm=True)
             if r.stdout != f"{n}-{i}\n".encode():
                 errors.append(r)
-    ts = [threading.Thread(target=work, args=(n,)) for n in range(6)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
+    in_threads(work, [(n,) for n in range(6)])
     assert not errors
     assert delta(st, "warm_spawns") == 24 and len(warm_pids()) == 1
 
