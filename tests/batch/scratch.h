@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * scratch.h - the scratch tree of the batch tool tests (t_mdu, t_total,
- * t_pathsearch*): top, a fresh directory under /tmp made by tree_create()
- * in the case's own process and removed by tree_remove(), and what they
- * make in it: directories, files of a size, small scripts.
+ * scratch.h - the scratch tree of the batch tests that need files (t_mdu,
+ * t_total, t_pathsearch*, t_wordcopy, t_resume, t_short_eintr): top, a
+ * fresh directory under /tmp made by tree_create() in the case's own
+ * process and removed by tree_remove(), and what they make in it:
+ * directories, files of a size or a text, small scripts.
  */
 #ifndef SPAWNKIT_TEST_SCRATCH_H
 #define SPAWNKIT_TEST_SCRATCH_H
@@ -65,6 +66,17 @@ static inline void put(const char *rel, size_t size)
 		CHECK_EQ(write(fd, buf, n), n);
 		size -= n;
 	}
+	close(fd);
+}
+
+/* top/rel holding text. */
+static inline void put_text(const char *rel, const char *text)
+{
+	size_t n = strlen(text);
+	int fd = open(at(rel), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	CHECK(fd >= 0);
+	CHECK_EQ(write(fd, text, n), n);
 	close(fd);
 }
 
