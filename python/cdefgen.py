@@ -36,7 +36,8 @@ _KERNEL_TYPES = {
     "__u32": "uint32_t", "__s32": "int32_t", "__u16": "uint16_t",
     "__s16": "int16_t", "__u8": "uint8_t", "__s8": "int8_t",
 }
-_INT_EXPR = re.compile(r"^[\w\s()<>|&~+\-*/]+$")
+# Integer expressions, offsetof(struct s, member) among them (the comma).
+_INT_EXPR = re.compile(r"^[\w\s()<>|&~+\-*/,]+$")
 _STATIC_ASSERT = re.compile(r"\b(?:_Static_assert|static_assert|SPAWNKIT__SA)\s*\(")
 
 
