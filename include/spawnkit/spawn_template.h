@@ -56,12 +56,16 @@
  *   CGROUP     start the child in the cgroup2 directory open as fd
  *              (clone3's CLONE_INTO_CGROUP): at most one per spawn, and it
  *              takes effect before any action runs, wherever it stands
+ *   SETCTTY    ioctl(fd, TIOCSCTTY, 0): the terminal open as fd becomes the
+ *              controlling terminal of the child's session (the child must
+ *              lead one: SETSID before it); every other field 0
  */
 #define SPAWN_TEMPLATE_ACTION_SETSID		7
 #define SPAWN_TEMPLATE_ACTION_SETPGID		8
 #define SPAWN_TEMPLATE_ACTION_UMASK		9
 #define SPAWN_TEMPLATE_ACTION_SETRLIMIT		10
 #define SPAWN_TEMPLATE_ACTION_CGROUP		11
+#define SPAWN_TEMPLATE_ACTION_SETCTTY		12
 /* The first extension number: types from here on are spawnkit's own. */
 #define SPAWN_TEMPLATE_ACTION_EXT_FIRST		SPAWN_TEMPLATE_ACTION_SETSID
 

@@ -2,8 +2,8 @@
 /*
  * handoff.c - spawns the kernel backend cannot run go to the user backend.
  *
- * spawnkit's extension actions (SETSID, SETPGID, UMASK, SETRLIMIT, CGROUP)
- * are not in the kernel series yet.  A spawn through a kernel-backend
+ * spawnkit's extension actions (SETSID, SETPGID, UMASK, SETRLIMIT, CGROUP,
+ * SETCTTY) are not in the kernel series yet.  A spawn through a kernel-backend
  * template that uses any of them runs on a user-backend "shadow" template
  * made from the same path on first need and kept with the template.  A
  * template made from an fd has no path to make one from: -EOPNOTSUPP.
@@ -27,7 +27,7 @@ int sk_handoff_wanted(const struct spawn_template_spawn_args *a)
 		if (sk_copy_in(&act, a->actions + i * sizeof(act), sizeof(act)))
 			return 0;
 		if (act.type >= SPAWN_TEMPLATE_ACTION_EXT_FIRST &&
-		    act.type <= SPAWN_TEMPLATE_ACTION_CGROUP)
+		    act.type <= SPAWN_TEMPLATE_ACTION_SETCTTY)
 			return 1;
 	}
 	return 0;

@@ -2,8 +2,9 @@
 /*
  * spawnkit's extension actions SETSID, SETPGID, UMASK and SETRLIMIT, seen
  * from inside the child by the attrs helper, and the field rules of all
- * five (CGROUP's placement is t_ext_cgroup).  On the kernel backend these
- * spawns are handed to the user backend: the same results.
+ * six (CGROUP's placement is t_ext_cgroup, SETCTTY's t_ext_setctty).  On
+ * the kernel backend these spawns are handed to the user backend: the same
+ * results.
  */
 #include <sys/resource.h>
 #include "util.h"
@@ -224,7 +225,7 @@ BAD(umask_above_0777, 1, EINVAL, spawnkit_action_umask(&a[0], 01000));
 BAD(setpgid_negative, 1, EINVAL, spawnkit_action_setpgid(&a[0], -1));
 BAD(umask_with_an_arg, 1, EINVAL, spawnkit_action_umask(&a[0], 0); a[0].arg = 8);
 BAD(type_past_the_last, 1, EINVAL,
-    memset(&a[0], 0, sizeof(a[0])); a[0].type = SPAWN_TEMPLATE_ACTION_CGROUP + 1);
+    memset(&a[0], 0, sizeof(a[0])); a[0].type = SPAWN_TEMPLATE_ACTION_SETCTTY + 1);
 /* CGROUP's checks before anything starts */
 BAD(cgroup_negative_fd, 1, EINVAL, spawnkit_action_cgroup(&a[0], -1));
 BAD(cgroup_fd_not_open, 1, EBADF, spawnkit_action_cgroup(&a[0], 987));
@@ -261,6 +262,7 @@ FIXTURE_VARIANT_ADD(ext_type, setpgid) { .type = SPAWN_TEMPLATE_ACTION_SETPGID }
 FIXTURE_VARIANT_ADD(ext_type, umask) { .type = SPAWN_TEMPLATE_ACTION_UMASK };
 FIXTURE_VARIANT_ADD(ext_type, setrlimit) { .type = SPAWN_TEMPLATE_ACTION_SETRLIMIT };
 FIXTURE_VARIANT_ADD(ext_type, cgroup) { .type = SPAWN_TEMPLATE_ACTION_CGROUP };
+FIXTURE_VARIANT_ADD(ext_type, setctty) { .type = SPAWN_TEMPLATE_ACTION_SETCTTY };
 
 /* An otherwise valid action of the type (SETRLIMIT needs its limits). */
 FIXTURE_SETUP(ext_type)
