@@ -21,7 +21,7 @@ def test_tool_calls_example_runs(tmp_path: Path) -> None:
     assert "ls: 0 2 names" in r.stdout
 
 
-def test_aio_streaming_example_runs():
+def test_aio_streaming_example_runs() -> None:
     r = subprocess.run([sys.executable, os.path.join(EXAMPLES, "aio_streaming.py")],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stdout + r.stderr
