@@ -1,19 +1,21 @@
 """Shared fixtures: every test must leave no fd, child or zombie behind."""
 import os
 import shutil
+import threading
 import time
-from typing import Iterable
+from collections.abc import Callable, Collection, Iterable, Iterator
+from typing import Any
 
 import pytest
 
 import spawnkit
 
 
-def _our_fds() -> "set[str]":
+def _our_fds() -> set[str]:
     return set(os.listdir("/proc/self/fd"))
 
 
-def children_of(pid: int) -> "list[int]":
+def children_of(pid: int) -> list[int]:
     """Pids whose parent is `pid` (living or zombie)."""
     out = []
     for name in os.listdir("/proc"):
@@ -30,7 +32,7 @@ def children_of(pid: int) -> "list[int]":
     return out
 
 
-def proc_state(pid: int) -> "str | None":
+def proc_state(pid: int) -> str | None:
     """The state letter of a process, or None if it no longer exists."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
@@ -44,7 +46,7 @@ def is_dead(pid: int) -> bool:
     return proc_state(pid) in (None, "Z", "X")
 
 
-def wait_dead(pids: "Iterable[int]", timeout: float = 5.0) -> bool:
+def wait_dead(pids: Collection[int], timeout: float = 5.0) -> bool:
     """True once every pid is gone or a zombie (killed processes need a
     moment to be torn down); the caller asserts the result."""
     end = time.monotonic() + timeout
@@ -53,6 +55,24 @@ def wait_dead(pids: "Iterable[int]", timeout: float = 5.0) -> bool:
             return True
         time.sleep(0.01)
     return all(is_dead(p) for p in pids)
+
+
+def closed_fd() -> int:
+    """An fd number that was open a moment ago and is closed now."""
+    r, w = os.pipe()
+    os.close(r)
+    os.close(w)
+    return r
+
+
+def in_threads(fn: Callable[..., object], args: Iterable[tuple[Any, ...]]) -> None:
+    """fn(*a) for every a, each in a thread of its own, every thread started
+    before any is waited for."""
+    threads = [threading.Thread(target=fn, args=a) for a in args]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
 
 
 def need(tool: str) -> str:
@@ -66,7 +86,7 @@ def need(tool: str) -> str:
 # modules that import it cannot even be collected.
 try:
     import spawnkit._spawnkit  # type: ignore[import-not-found]  # noqa: F401
-    collect_ignore = []
+    collect_ignore: list[str] = []
 except ImportError:
     collect_ignore = ["test_binding.py", "test_template.py",
                       "test_output_limit.py",
@@ -76,7 +96,7 @@ if spawnkit.fallback_reason is not None:
     collect_ignore.append("test_lost_status.py")
 
 
-def pytest_configure(config):
+def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "native: needs the compiled binding (pidfds, templates, the C "
         "pump); deselected, never passed, when spawnkit.backend() is \"fallback\"")
@@ -87,7 +107,8 @@ def pytest_configure(config):
         "(a seccomp filter refusing clone3 with EPERM stops glibc starting any)")
 
 
-def pytest_collection_modifyitems(config, items):
+def pytest_collection_modifyitems(config: pytest.Config,
+                                   items: list[pytest.Item]) -> None:
     """In the portable fallback (macOS, no pidfds, SPAWNKIT_BACKEND=fallback)
     run every test that holds for both backends; the `native` ones are
     deselected and show as such in the summary line."""
@@ -103,7 +124,7 @@ def pytest_collection_modifyitems(config, items):
 
 
 @pytest.fixture(autouse=True)
-def no_leaks():
+def no_leaks() -> Iterator[None]:
     """Fail a test that leaks an fd of ours or leaves a child unreaped."""
     spawnkit.run(["true"])
     if spawnkit.fallback_reason is None:
