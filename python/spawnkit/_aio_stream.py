@@ -33,9 +33,8 @@ import io
 import math
 import signal
 import subprocess
-from typing import (TYPE_CHECKING, Any, AsyncGenerator, Dict, Generic, Iterable, List,
-                    Literal, Mapping, Optional, Sequence, Set, Tuple, TypeVar, Union,
-                    overload)
+from typing import (TYPE_CHECKING, Any, AsyncGenerator, Dict, Generic, List, Literal,
+                    Optional, Set, Tuple, TypeVar, Union, overload)
 
 from ._aio_process import spawn
 from ._aio_run import TextStream, seconds, sweep_session
@@ -45,7 +44,6 @@ from ._results import KILL_GRACE, _encode_input, _text_params
 
 if TYPE_CHECKING:
     from ._process import Argv
-    from ._template import StrOrBytesPath
 
 __all__ = ["Chunk", "stream"]
 
@@ -77,9 +75,11 @@ class Chunk(Generic[T]):
 
 
 if TYPE_CHECKING:
-    from typing_extensions import TypedDict, Unpack
+    from typing_extensions import Unpack
 
-    class StreamOptions(TypedDict, total=False):
+    from ._runopts import ChildOptions
+
+    class StreamOptions(ChildOptions, total=False):
         """stream()'s keyword options besides text, encoding and errors."""
         input: Union[None, bytes, str]
         stdin: Any
@@ -92,16 +92,6 @@ if TYPE_CHECKING:
         wait_delay: Optional[float]
         chunk_size: int
         kill_grace: float
-        cwd: Union[None, StrOrBytesPath, int]
-        env: Optional[Mapping[Any, Any]]
-        executable: Optional[StrOrBytesPath]
-        pass_fds: Sequence[int]
-        inherit_fds: bool
-        signal_mask: Optional[Iterable[int]]
-        default_signals: Iterable[int]
-        restore_signals: bool
-        warm: bool
-        preload: Optional[Sequence[str]]
 
 #: The defaults of StreamOptions; the last ten go to spawn() as they are.
 _DEFAULTS: Dict[str, Any] = dict(

@@ -38,9 +38,9 @@ from ._template import StrOrBytesPath
 if TYPE_CHECKING:
     from typing import Literal
 
-    from typing_extensions import TypedDict, Unpack
+    from typing_extensions import Unpack
 
-    class _Options(TypedDict, total=False):
+    class _Options(opt.ChildOptions, total=False):
         input: Union[None, bytes, str]
         timeout: Optional[float]
         no_output_timeout: Optional[float]
@@ -51,15 +51,7 @@ if TYPE_CHECKING:
         stdin: Any
         stdout: Any
         stderr: Any
-        cwd: Union[None, StrOrBytesPath, int]
-        env: Optional[Mapping[Any, Any]]
         check: bool
-        executable: Optional[StrOrBytesPath]
-        pass_fds: Sequence[int]
-        inherit_fds: bool
-        signal_mask: Optional[Iterable[int]]
-        default_signals: Iterable[int]
-        restore_signals: bool
         kill_grace: float
         new_session: Optional[bool]
         rlimits: Optional[opt.RlimitsArg]
@@ -67,8 +59,6 @@ if TYPE_CHECKING:
         cgroup: Union[None, int, StrOrBytesPath]
         pty: bool
         pty_size: Optional[Tuple[int, int]]
-        warm: bool
-        preload: Optional[Sequence[str]]
 
 __all__ = ["CompletedProcess", "run", "communicate", "KILL_GRACE", "DEFAULT_OUTPUT_LIMIT"]
 
