@@ -9,11 +9,7 @@ import pytest
 
 import spawnkit
 from spawnkit import PIPE, aio
-from conftest import children_of, is_dead, wait_dead
-
-
-def arun(coro):
-    return asyncio.run(coro)
+from conftest import arun, children_of, is_dead, wait_dead
 
 
 def fds():
@@ -22,7 +18,7 @@ def fds():
     return sorted(set(os.listdir("/proc/self/fd")) - cached, key=int)
 
 
-def test_streams_are_asyncio_streams():
+def test_streams_are_asyncio_streams() -> None:
     async def main():
         p = await aio.spawn(["cat"], stdin=PIPE, stdout=PIPE, stderr=PIPE)
         assert isinstance(p.stdin, asyncio.StreamWriter)
@@ -37,7 +33,7 @@ def test_streams_are_asyncio_streams():
     arun(main())
 
 
-def test_write_then_readline_interactively():
+def test_write_then_readline_interactively() -> None:
     async def main():
         p = await aio.spawn(["cat"], stdin=PIPE, stdout=PIPE)
         assert p.stdin is not None
@@ -55,7 +51,7 @@ def test_write_then_readline_interactively():
     arun(main())
 
 
-def test_readexactly_and_eof_error():
+def test_readexactly_and_eof_error() -> None:
     async def main():
         p = await aio.spawn(["printf", "abcdef"], stdout=PIPE)
         assert p.stdout is not None
@@ -68,7 +64,7 @@ def test_readexactly_and_eof_error():
     arun(main())
 
 
-def test_stderr_separate_and_limit_for_readline():
+def test_stderr_separate_and_limit_for_readline() -> None:
     async def main():
         p = await aio.spawn(["sh", "-c", "head -c 300 /dev/zero | tr '\\0' x; echo; echo e >&2"],
                             stdout=PIPE, stderr=PIPE, limit=100)
@@ -83,7 +79,7 @@ def test_stderr_separate_and_limit_for_readline():
     arun(main())
 
 
-def test_communicate_1mib_stdin_10mb_output_no_deadlock():
+def test_communicate_1mib_stdin_10mb_output_no_deadlock() -> None:
     data = os.urandom(1 << 20)
 
     async def main():
@@ -96,14 +92,14 @@ def test_communicate_1mib_stdin_10mb_output_no_deadlock():
     assert out[:len(data)] == data and out[len(data):].count(0) == 10_000_000
 
 
-def test_communicate_child_that_does_not_read_stdin():
+def test_communicate_child_that_does_not_read_stdin() -> None:
     async def main():
         p = await aio.spawn(["sh", "-c", "exec <&-; echo ok"], stdin=PIPE, stdout=PIPE)
         return await p.communicate(b"x" * (1 << 20))
     assert arun(main()) == (b"ok\n", None)
 
 
-def test_communicate_text_and_timeout_resumes():
+def test_communicate_text_and_timeout_resumes() -> None:
     async def main():
         p = await aio.spawn(["sh", "-c", "cat; sleep 0.3; echo y"], stdin=PIPE, stdout=PIPE,
                             text=True)
@@ -113,7 +109,7 @@ def test_communicate_text_and_timeout_resumes():
     assert arun(main()) == ("x\ny\n", None)
 
 
-def test_returncode_set_by_the_loop_without_wait():
+def test_returncode_set_by_the_loop_without_wait() -> None:
     async def main():
         p = await aio.spawn(["sh", "-c", "exit 3"])
         for _ in range(500):
@@ -125,7 +121,7 @@ def test_returncode_set_by_the_loop_without_wait():
     arun(main())
 
 
-def test_many_waiters_share_the_pidfd_watch():
+def test_many_waiters_share_the_pidfd_watch() -> None:
     async def main():
         p = await aio.spawn(["sleep", "0.2"])
         w1 = asyncio.ensure_future(p.wait())
@@ -138,7 +134,7 @@ def test_many_waiters_share_the_pidfd_watch():
     arun(main())
 
 
-def test_wait_timeout_leaves_child_running():
+def test_wait_timeout_leaves_child_running() -> None:
     async def main():
         p = await aio.spawn(["sleep", "10"])
         with pytest.raises(subprocess.TimeoutExpired):
@@ -163,7 +159,7 @@ def test_signals(how, sig):
     arun(main())
 
 
-def test_kill_tree_new_session_kills_the_session_even_after_exit():
+def test_kill_tree_new_session_kills_the_session_even_after_exit() -> None:
     async def main():
         p = await aio.spawn(["sh", "-c", "sleep 100 >/dev/null & echo $!; read x; true"],
                             stdin=PIPE, stdout=PIPE, new_session=True)
@@ -180,7 +176,7 @@ def test_kill_tree_new_session_kills_the_session_even_after_exit():
     assert wait_dead([arun(main())])
 
 
-def test_kill_tree_running_child_and_grandchildren():
+def test_kill_tree_running_child_and_grandchildren() -> None:
     async def main():
         p = await aio.spawn(["sh", "-c", "sleep 100 & echo $!; sleep 100 & echo $!; wait"],
                             stdout=PIPE, new_session=True)
@@ -194,7 +190,7 @@ def test_kill_tree_running_child_and_grandchildren():
     assert wait_dead(arun(main()))
 
 
-def test_no_fd_leak_and_no_zombie_after_close():
+def test_no_fd_leak_and_no_zombie_after_close() -> None:
     async def main():
         before = fds()
         p = await aio.spawn(["sh", "-c", "cat; sleep 0.05"], stdin=PIPE, stdout=PIPE,
@@ -211,7 +207,7 @@ def test_no_fd_leak_and_no_zombie_after_close():
     arun(main())
 
 
-def test_dropped_process_is_reaped_by_the_loop():
+def test_dropped_process_is_reaped_by_the_loop() -> None:
     async def main():
         p = await aio.spawn(["true"], stdout=PIPE)
         pid = p.pid
@@ -224,7 +220,7 @@ def test_dropped_process_is_reaped_by_the_loop():
     arun(main())
 
 
-def test_spawn_errors():
+def test_spawn_errors() -> None:
     async def main():
         with pytest.raises(FileNotFoundError):
             await aio.spawn(["no-such-program-spawnkit"], stdout=PIPE)
@@ -237,7 +233,7 @@ def test_spawn_errors():
     assert fds() == before
 
 
-def test_process_belongs_to_its_loop():
+def test_process_belongs_to_its_loop() -> None:
     async def make():
         return await aio.spawn(["sleep", "0.1"])
     p = arun(make())

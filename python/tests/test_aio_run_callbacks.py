@@ -1,23 +1,14 @@
 """aio.run(on_stdout=, on_stderr=): output handed over as it comes, the
 same chunks run()'s callbacks get, and a callback that raises stops the call."""
-import asyncio
 import subprocess
 import time
-from collections.abc import Coroutine
 from pathlib import Path
-from typing import Any, List, TypeVar
+from typing import Any, List
 
 import pytest
 
 from spawnkit import DEVNULL, STDOUT, aio
-from conftest import wait_dead
-
-
-T = TypeVar("T")
-
-
-def arun(coro: Coroutine[Any, Any, T]) -> T:
-    return asyncio.run(coro)
+from conftest import arun, wait_dead
 
 
 def test_callbacks_see_all_output_as_it_comes(tmp_path: Path) -> None:

@@ -12,11 +12,7 @@ import pytest
 import spawnkit
 from spawnkit import DEVNULL, PIPE, STDOUT, NoOutputTimeoutExpired, aio
 from spawnkit.aio import Chunk
-from conftest import children_of, is_dead, wait_dead
-
-
-def arun(coro):
-    return asyncio.run(coro)
+from conftest import arun, children_of, is_dead, wait_dead
 
 
 def fds():
@@ -39,7 +35,7 @@ async def adead(pids, timeout=5.0):
     return all(is_dead(p) for p in pids)
 
 
-def test_fd_tags_and_order_follow_the_child():
+def test_fd_tags_and_order_follow_the_child() -> None:
     # The child writes its next line only after the test has seen the last
     # one (it reads a line from a pipe of ours first): the order is the
     # child's, and each chunk carries the fd it came from.
@@ -60,7 +56,7 @@ def test_fd_tags_and_order_follow_the_child():
                             Chunk(1, b"o2\n"), Chunk(2, b"e2\n")]
 
 
-def test_merged_stderr_and_single_stream():
+def test_merged_stderr_and_single_stream() -> None:
     async def main():
         merged = await collect(aio.stream(["sh", "-c", "echo a; echo b >&2"], stderr=STDOUT))
         only_err = await collect(aio.stream(["sh", "-c", "echo a; echo b >&2"],
@@ -72,7 +68,7 @@ def test_merged_stderr_and_single_stream():
     assert only_err == [Chunk(2, b"b\n")]
 
 
-def test_text_decoding_never_splits_a_character():
+def test_text_decoding_never_splits_a_character() -> None:
     text = "héllo € 𝄞 ok\r\nnext\rlast\r\n"
     data = text.encode()
 
@@ -89,7 +85,7 @@ def test_text_decoding_never_splits_a_character():
     assert len(raw) == len(data) and b"".join(c.data for c in raw) == data
 
 
-def test_text_character_split_between_two_writes():
+def test_text_character_split_between_two_writes() -> None:
     # The two writes are separate reads: the first byte of "€" alone gives
     # nothing yet, the rest completes it.
     async def main():
@@ -99,14 +95,14 @@ def test_text_character_split_between_two_writes():
     assert arun(main()) == [Chunk(1, "€\n")]
 
 
-def test_text_truncated_character_at_eof_is_an_error_under_strict():
+def test_text_truncated_character_at_eof_is_an_error_under_strict() -> None:
     async def main():
         return await collect(aio.stream(["printf", r"ok\342"], text=True, encoding="utf-8"))
     with pytest.raises(UnicodeDecodeError):
         arun(main())
 
 
-def test_early_break_kills_the_tree():
+def test_early_break_kills_the_tree() -> None:
     async def main():
         before = fds()
         chunks = []
@@ -125,7 +121,7 @@ def test_early_break_kills_the_tree():
     arun(main())
 
 
-def test_aclose_kills_and_reaps_at_once():
+def test_aclose_kills_and_reaps_at_once() -> None:
     async def main():
         before = fds()
         agen = aio.stream(["sh", "-c", "sleep 100 & echo $$ $!; sleep 100"])
@@ -139,7 +135,7 @@ def test_aclose_kills_and_reaps_at_once():
     assert wait_dead(arun(main()))
 
 
-def test_cancelled_consumer_kills_the_tree():
+def test_cancelled_consumer_kills_the_tree() -> None:
     async def main():
         seen = asyncio.get_running_loop().create_future()
 
@@ -155,7 +151,7 @@ def test_cancelled_consumer_kills_the_tree():
     assert wait_dead(arun(main()))
 
 
-def test_timeout_kills_the_tree_after_the_output_so_far():
+def test_timeout_kills_the_tree_after_the_output_so_far() -> None:
     got = []
 
     async def main():
@@ -170,7 +166,7 @@ def test_timeout_kills_the_tree_after_the_output_so_far():
     assert len(got) == 1 and wait_dead([int(x) for x in got[0].data.split()])
 
 
-def test_no_output_timeout():
+def test_no_output_timeout() -> None:
     async def quiet():
         return await collect(aio.stream(["sh", "-c", "echo a; exec sleep 100"],
                                         no_output_timeout=0.3))
@@ -184,7 +180,7 @@ def test_no_output_timeout():
     assert b"".join(c.data for c in arun(chatty())) == b"1\n2\n3\n4\n5\n6\n"
 
 
-def test_check_raises_after_the_output():
+def test_check_raises_after_the_output() -> None:
     got = []
 
     async def main():
@@ -203,12 +199,12 @@ async def background_job(new_session):
     return int(chunks[0].data)
 
 
-def test_background_job_dies_with_the_session():
+def test_background_job_dies_with_the_session() -> None:
     assert wait_dead([arun(background_job(True))])
 
 
 @pytest.mark.native  # the fallback's children always have a session of their own
-def test_background_job_outlives_the_call_without_a_session():
+def test_background_job_outlives_the_call_without_a_session() -> None:
     bg = arun(background_job(False))
     try:
         assert not is_dead(bg) and os.getsid(bg) == os.getsid(0)
@@ -216,7 +212,7 @@ def test_background_job_outlives_the_call_without_a_session():
         os.kill(bg, signal.SIGKILL)
 
 
-def test_wait_delay_ends_a_call_a_background_job_holds_open():
+def test_wait_delay_ends_a_call_a_background_job_holds_open() -> None:
     async def main():
         t0 = time.monotonic()
         chunks = await collect(aio.stream(["sh", "-c", "sleep 100 & echo $!; exit 4"],
@@ -227,7 +223,7 @@ def test_wait_delay_ends_a_call_a_background_job_holds_open():
     assert wait_dead([int(chunks[0].data)])
 
 
-def test_1mib_stdin_100mb_output_bounded_memory():
+def test_1mib_stdin_100mb_output_bounded_memory() -> None:
     data = os.urandom(1 << 20)
 
     def rss(field):
@@ -279,13 +275,13 @@ def test_bad_options_raise_before_anything_starts(kw, exc, match):
     assert children_of(os.getpid()) == []
 
 
-def test_missing_program_raises_at_first_iteration():
+def test_missing_program_raises_at_first_iteration() -> None:
     agen = aio.stream(["no-such-program-spawnkit"])
     with pytest.raises(FileNotFoundError):
         arun(collect(agen))
 
 
-def test_no_fd_leak_and_no_zombie_on_every_ending():
+def test_no_fd_leak_and_no_zombie_on_every_ending() -> None:
     async def main():
         before = fds()
         await collect(aio.stream(["sh", "-c", "echo a; echo b >&2"], input=b"in"))
