@@ -4,6 +4,9 @@ import resource
 import signal
 import subprocess
 import threading
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -62,10 +65,10 @@ def test_run_timeout_after_pipes_closed() -> None:
         arun(aio.run(["sh", "-c", "exec >/dev/null 2>&1; sleep 100"], timeout=0.3))
 
 
-def test_cancel_kills_the_tree(tmp_path):
+def test_cancel_kills_the_tree(tmp_path: Path) -> None:
     pidfile = tmp_path / "pid"
 
-    async def main():
+    async def main() -> None:
         task = asyncio.ensure_future(
             aio.run(["sh", "-c", f"sleep 100 & echo $! > {pidfile}; sleep 100"]))
         while not pidfile.exists() or not pidfile.read_text().strip():
@@ -82,10 +85,10 @@ def test_500_concurrent_calls_no_threads_no_sigchld() -> None:
     need = 4096
     if soft < need:                       # 3 fds per call in flight
         resource.setrlimit(resource.RLIMIT_NOFILE, (min(need, hard), hard))
-    threads_seen = []
+    threads_seen: list[int] = []
 
-    async def main():
-        async def watch():
+    async def main() -> list[spawnkit.CompletedProcess]:
+        async def watch() -> None:
             while True:
                 threads_seen.append(threading.active_count())
                 await asyncio.sleep(0.01)
@@ -105,8 +108,8 @@ def test_500_concurrent_calls_no_threads_no_sigchld() -> None:
 
 
 def test_concurrent_mixed_outcomes() -> None:
-    async def main():
-        calls = []
+    async def main() -> list[spawnkit.CompletedProcess | BaseException]:
+        calls: list[Coroutine[Any, Any, spawnkit.CompletedProcess]] = []
         for i in range(60):
             if i % 3 == 0:
                 calls.append(aio.run(["sh", "-c", f"exit {i % 7}"]))
@@ -118,16 +121,16 @@ def test_concurrent_mixed_outcomes() -> None:
     rs = arun(main())
     for i, r in enumerate(rs):
         if i % 3 == 0:
-            assert r.returncode == i % 7
+            assert isinstance(r, spawnkit.CompletedProcess) and r.returncode == i % 7
         elif i % 3 == 1:
             assert isinstance(r, subprocess.TimeoutExpired)
         else:
-            assert r.stdout == b"%d" % i
+            assert isinstance(r, spawnkit.CompletedProcess) and r.stdout == b"%d" % i
 
 
 @pytest.mark.native  # a pidfd
 def test_spawn_wait_and_communicate() -> None:
-    async def main():
+    async def main() -> None:
         p = await aio.spawn(["sh", "-c", "cat; echo done >&2"], stdin=PIPE, stdout=PIPE, stderr=PIPE)
         assert p.pid > 0 and p.pidfd is not None and p.stdout_fd is not None
         out, err = await p.communicate(b"in")
@@ -159,7 +162,7 @@ def test_spawn_wait_and_communicate() -> None:
 
 
 def test_many_waits_share_one_loop() -> None:
-    async def main():
+    async def main() -> None:
         ps = [await aio.spawn(["sh", "-c", f"sleep 0.{i % 5}; exit {i % 5}"]) for i in range(100)]
         codes = await asyncio.gather(*[p.wait() for p in ps])
         assert codes == [i % 5 for i in range(100)]
