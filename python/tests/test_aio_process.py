@@ -4,6 +4,7 @@ import asyncio
 import os
 import signal
 import subprocess
+from typing import Any
 
 import pytest
 
@@ -12,14 +13,14 @@ from spawnkit import PIPE, aio
 from conftest import arun, children_of, is_dead, wait_dead
 
 
-def fds():
+def fds() -> list[str]:
     """Our open fds, without the executables' fds the template cache keeps."""
     cached = {str(t.fd) for t in list(spawnkit.template_cache._map.values()) if not t.closed}
     return sorted(set(os.listdir("/proc/self/fd")) - cached, key=int)
 
 
 def test_streams_are_asyncio_streams() -> None:
-    async def main():
+    async def main() -> None:
         p = await aio.spawn(["cat"], stdin=PIPE, stdout=PIPE, stderr=PIPE)
         assert isinstance(p.stdin, asyncio.StreamWriter)
         assert isinstance(p.stdout, asyncio.StreamReader)
@@ -34,7 +35,7 @@ def test_streams_are_asyncio_streams() -> None:
 
 
 def test_write_then_readline_interactively() -> None:
-    async def main():
+    async def main() -> None:
         p = await aio.spawn(["cat"], stdin=PIPE, stdout=PIPE)
         assert p.stdin is not None
         assert p.stdout is not None
@@ -52,7 +53,7 @@ def test_write_then_readline_interactively() -> None:
 
 
 def test_readexactly_and_eof_error() -> None:
-    async def main():
+    async def main() -> None:
         p = await aio.spawn(["printf", "abcdef"], stdout=PIPE)
         assert p.stdout is not None
         assert await p.stdout.readexactly(4) == b"abcd"
@@ -65,7 +66,7 @@ def test_readexactly_and_eof_error() -> None:
 
 
 def test_stderr_separate_and_limit_for_readline() -> None:
-    async def main():
+    async def main() -> None:
         p = await aio.spawn(["sh", "-c", "head -c 300 /dev/zero | tr '\\0' x; echo; echo e >&2"],
                             stdout=PIPE, stderr=PIPE, limit=100)
         assert p.stdout is not None
@@ -82,7 +83,7 @@ def test_stderr_separate_and_limit_for_readline() -> None:
 def test_communicate_1mib_stdin_10mb_output_no_deadlock() -> None:
     data = os.urandom(1 << 20)
 
-    async def main():
+    async def main() -> tuple[tuple[Any, Any], int | None]:
         p = await aio.spawn(["sh", "-c", "cat; head -c 10000000 /dev/zero; echo done >&2"],
                             stdin=PIPE, stdout=PIPE, stderr=PIPE)
         return await asyncio.wait_for(p.communicate(data), 60), p.returncode
@@ -93,14 +94,14 @@ def test_communicate_1mib_stdin_10mb_output_no_deadlock() -> None:
 
 
 def test_communicate_child_that_does_not_read_stdin() -> None:
-    async def main():
+    async def main() -> tuple[Any, Any]:
         p = await aio.spawn(["sh", "-c", "exec <&-; echo ok"], stdin=PIPE, stdout=PIPE)
         return await p.communicate(b"x" * (1 << 20))
     assert arun(main()) == (b"ok\n", None)
 
 
 def test_communicate_text_and_timeout_resumes() -> None:
-    async def main():
+    async def main() -> tuple[Any, Any]:
         p = await aio.spawn(["sh", "-c", "cat; sleep 0.3; echo y"], stdin=PIPE, stdout=PIPE,
                             text=True)
         with pytest.raises(subprocess.TimeoutExpired):
@@ -110,7 +111,7 @@ def test_communicate_text_and_timeout_resumes() -> None:
 
 
 def test_returncode_set_by_the_loop_without_wait() -> None:
-    async def main():
+    async def main() -> None:
         p = await aio.spawn(["sh", "-c", "exit 3"])
         for _ in range(500):
             if p.returncode is not None:
@@ -122,7 +123,7 @@ def test_returncode_set_by_the_loop_without_wait() -> None:
 
 
 def test_many_waiters_share_the_pidfd_watch() -> None:
-    async def main():
+    async def main() -> None:
         p = await aio.spawn(["sleep", "0.2"])
         w1 = asyncio.ensure_future(p.wait())
         w2 = asyncio.ensure_future(p.wait())
@@ -135,7 +136,7 @@ def test_many_waiters_share_the_pidfd_watch() -> None:
 
 
 def test_wait_timeout_leaves_child_running() -> None:
-    async def main():
+    async def main() -> None:
         p = await aio.spawn(["sleep", "10"])
         with pytest.raises(subprocess.TimeoutExpired):
             await p.wait(timeout=0.05)
@@ -147,8 +148,8 @@ def test_wait_timeout_leaves_child_running() -> None:
 
 @pytest.mark.parametrize("how,sig", [("terminate", signal.SIGTERM), ("kill", signal.SIGKILL),
                                      ("send_signal", signal.SIGUSR1)])
-def test_signals(how, sig):
-    async def main():
+def test_signals(how: str, sig: signal.Signals) -> None:
+    async def main() -> None:
         p = await aio.spawn(["sleep", "10"])
         if how == "send_signal":
             p.send_signal(sig)
@@ -160,7 +161,7 @@ def test_signals(how, sig):
 
 
 def test_kill_tree_new_session_kills_the_session_even_after_exit() -> None:
-    async def main():
+    async def main() -> int:
         p = await aio.spawn(["sh", "-c", "sleep 100 >/dev/null & echo $!; read x; true"],
                             stdin=PIPE, stdout=PIPE, new_session=True)
         assert p.stdin is not None
@@ -177,7 +178,7 @@ def test_kill_tree_new_session_kills_the_session_even_after_exit() -> None:
 
 
 def test_kill_tree_running_child_and_grandchildren() -> None:
-    async def main():
+    async def main() -> list[int]:
         p = await aio.spawn(["sh", "-c", "sleep 100 & echo $!; sleep 100 & echo $!; wait"],
                             stdout=PIPE, new_session=True)
         assert p.stdout is not None
@@ -191,7 +192,7 @@ def test_kill_tree_running_child_and_grandchildren() -> None:
 
 
 def test_no_fd_leak_and_no_zombie_after_close() -> None:
-    async def main():
+    async def main() -> None:
         before = fds()
         p = await aio.spawn(["sh", "-c", "cat; sleep 0.05"], stdin=PIPE, stdout=PIPE,
                             stderr=PIPE)
@@ -208,7 +209,7 @@ def test_no_fd_leak_and_no_zombie_after_close() -> None:
 
 
 def test_dropped_process_is_reaped_by_the_loop() -> None:
-    async def main():
+    async def main() -> None:
         p = await aio.spawn(["true"], stdout=PIPE)
         pid = p.pid
         del p                                          # nobody waits
@@ -221,7 +222,7 @@ def test_dropped_process_is_reaped_by_the_loop() -> None:
 
 
 def test_spawn_errors() -> None:
-    async def main():
+    async def main() -> None:
         with pytest.raises(FileNotFoundError):
             await aio.spawn(["no-such-program-spawnkit"], stdout=PIPE)
         with pytest.raises(ValueError, match="limit"):
@@ -234,11 +235,11 @@ def test_spawn_errors() -> None:
 
 
 def test_process_belongs_to_its_loop() -> None:
-    async def make():
+    async def make() -> aio.Process:
         return await aio.spawn(["sleep", "0.1"])
     p = arun(make())
 
-    async def other():
+    async def other() -> None:
         with pytest.raises(RuntimeError, match="event loop"):
             await p.wait()
     arun(other())
