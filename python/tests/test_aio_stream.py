@@ -5,7 +5,8 @@ import os
 import signal
 import subprocess
 import time
-from typing import Any, Dict, List, Tuple, Type
+from collections.abc import AsyncIterator, Collection
+from typing import Any, Dict, List, Tuple, Type, TypeVar
 
 import pytest
 
@@ -15,17 +16,20 @@ from spawnkit.aio import Chunk
 from conftest import arun, children_of, is_dead, wait_dead
 
 
-def fds():
+def fds() -> list[str]:
     """Our open fds, without the executables' fds the template cache keeps."""
     cached = {str(t.fd) for t in list(spawnkit.template_cache._map.values()) if not t.closed}
     return sorted(set(os.listdir("/proc/self/fd")) - cached, key=int)
 
 
-async def collect(agen):
+C = TypeVar("C")
+
+
+async def collect(agen: AsyncIterator[C]) -> list[C]:
     return [c async for c in agen]
 
 
-async def adead(pids, timeout=5.0):
+async def adead(pids: Collection[int], timeout: float = 5.0) -> bool:
     """wait_dead() that lets the loop run (an aclose task may be pending)."""
     end = time.monotonic() + timeout
     while time.monotonic() < end:
@@ -42,8 +46,8 @@ def test_fd_tags_and_order_follow_the_child() -> None:
     script = "echo o1; read x; echo e1 >&2; read x; echo o2; read x; echo e2 >&2"
     r, w = os.pipe()
 
-    async def main():
-        got = []
+    async def main() -> list[Chunk[bytes]]:
+        got: list[Chunk[bytes]] = []
         try:
             async for chunk in aio.stream(["sh", "-c", script], stdin=r):
                 got.append(chunk)
@@ -57,7 +61,7 @@ def test_fd_tags_and_order_follow_the_child() -> None:
 
 
 def test_merged_stderr_and_single_stream() -> None:
-    async def main():
+    async def main() -> tuple[list[Chunk[bytes]], list[Chunk[bytes]]]:
         merged = await collect(aio.stream(["sh", "-c", "echo a; echo b >&2"], stderr=STDOUT))
         only_err = await collect(aio.stream(["sh", "-c", "echo a; echo b >&2"],
                                             stdout=DEVNULL))
@@ -72,7 +76,7 @@ def test_text_decoding_never_splits_a_character() -> None:
     text = "héllo € 𝄞 ok\r\nnext\rlast\r\n"
     data = text.encode()
 
-    async def main():
+    async def main() -> tuple[list[Chunk[str]], list[Chunk[bytes]]]:
         # one byte per read: every multi-byte character and "\r\n" is split
         small = await collect(aio.stream(["cat"], input=data, chunk_size=1, text=True,
                                          encoding="utf-8"))
@@ -88,7 +92,7 @@ def test_text_decoding_never_splits_a_character() -> None:
 def test_text_character_split_between_two_writes() -> None:
     # The two writes are separate reads: the first byte of "€" alone gives
     # nothing yet, the rest completes it.
-    async def main():
+    async def main() -> list[Chunk[str]]:
         return await collect(aio.stream(
             ["sh", "-c", r"printf '\342'; sleep 0.2; printf '\202\254\n'"], text=True,
             encoding="utf-8"))
@@ -96,16 +100,16 @@ def test_text_character_split_between_two_writes() -> None:
 
 
 def test_text_truncated_character_at_eof_is_an_error_under_strict() -> None:
-    async def main():
+    async def main() -> list[Chunk[str]]:
         return await collect(aio.stream(["printf", r"ok\342"], text=True, encoding="utf-8"))
     with pytest.raises(UnicodeDecodeError):
         arun(main())
 
 
 def test_early_break_kills_the_tree() -> None:
-    async def main():
+    async def main() -> None:
         before = fds()
-        chunks = []
+        chunks: list[Chunk[bytes]] = []
         async for chunk in aio.stream(["sh", "-c", "sleep 100 & echo $$ $!; sleep 100"]):
             chunks.append(chunk)
             break
@@ -122,7 +126,7 @@ def test_early_break_kills_the_tree() -> None:
 
 
 def test_aclose_kills_and_reaps_at_once() -> None:
-    async def main():
+    async def main() -> list[int]:
         before = fds()
         agen = aio.stream(["sh", "-c", "sleep 100 & echo $$ $!; sleep 100"])
         first = await agen.__anext__()
@@ -136,10 +140,10 @@ def test_aclose_kills_and_reaps_at_once() -> None:
 
 
 def test_cancelled_consumer_kills_the_tree() -> None:
-    async def main():
-        seen = asyncio.get_running_loop().create_future()
+    async def main() -> list[int]:
+        seen: asyncio.Future[Chunk[bytes]] = asyncio.get_running_loop().create_future()
 
-        async def consume():
+        async def consume() -> None:
             async for chunk in aio.stream(["sh", "-c", "sleep 100 & echo $$ $!; sleep 100"]):
                 seen.set_result(chunk)
         task = asyncio.ensure_future(consume())
@@ -152,9 +156,9 @@ def test_cancelled_consumer_kills_the_tree() -> None:
 
 
 def test_timeout_kills_the_tree_after_the_output_so_far() -> None:
-    got = []
+    got: list[Chunk[bytes]] = []
 
-    async def main():
+    async def main() -> None:
         async for chunk in aio.stream(["sh", "-c", "sleep 100 & echo $$ $!; wait"],
                                       timeout=0.5):
             got.append(chunk)
@@ -167,13 +171,13 @@ def test_timeout_kills_the_tree_after_the_output_so_far() -> None:
 
 
 def test_no_output_timeout() -> None:
-    async def quiet():
+    async def quiet() -> list[Chunk[bytes]]:
         return await collect(aio.stream(["sh", "-c", "echo a; exec sleep 100"],
                                         no_output_timeout=0.3))
     with pytest.raises(NoOutputTimeoutExpired):
         arun(quiet())
 
-    async def chatty():   # output every 0.1 s: never 1 s without any
+    async def chatty() -> list[Chunk[bytes]]:   # output every 0.1 s: never 1 s without any
         return await collect(aio.stream(
             ["sh", "-c", "for i in 1 2 3 4 5 6; do echo $i; sleep 0.1; done"],
             no_output_timeout=1))
@@ -181,9 +185,9 @@ def test_no_output_timeout() -> None:
 
 
 def test_check_raises_after_the_output() -> None:
-    got = []
+    got: list[Chunk[bytes]] = []
 
-    async def main():
+    async def main() -> None:
         async for chunk in aio.stream(["sh", "-c", "echo out; exit 3"], check=True):
             got.append(chunk)
     with pytest.raises(subprocess.CalledProcessError) as ei:
@@ -193,7 +197,7 @@ def test_check_raises_after_the_output() -> None:
     assert arun(collect(aio.stream(["sh", "-c", "exit 3"]))) == []
 
 
-async def background_job(new_session):
+async def background_job(new_session: bool) -> int:
     chunks = await collect(aio.stream(["sh", "-c", "sleep 100 >/dev/null 2>&1 & echo $!"],
                                       new_session=new_session))
     return int(chunks[0].data)
@@ -213,7 +217,7 @@ def test_background_job_outlives_the_call_without_a_session() -> None:
 
 
 def test_wait_delay_ends_a_call_a_background_job_holds_open() -> None:
-    async def main():
+    async def main() -> tuple[list[Chunk[bytes]], float]:
         t0 = time.monotonic()
         chunks = await collect(aio.stream(["sh", "-c", "sleep 100 & echo $!; exit 4"],
                                           wait_delay=0.2, timeout=30))
@@ -226,14 +230,14 @@ def test_wait_delay_ends_a_call_a_background_job_holds_open() -> None:
 def test_1mib_stdin_100mb_output_bounded_memory() -> None:
     data = os.urandom(1 << 20)
 
-    def rss(field):
+    def rss(field: str) -> int:
         with open("/proc/self/status") as f:
             for line in f:
                 if line.startswith(field):
                     return int(line.split()[1]) * 1024
         raise AssertionError(field)
 
-    async def main():
+    async def main() -> tuple[int, bytes, int]:
         n = 0
         first = b""
         with open("/proc/self/clear_refs", "w") as f:
@@ -269,7 +273,8 @@ BAD: List[Tuple[Dict[str, Any], Type[Exception], str]] = [
 
 
 @pytest.mark.parametrize("kw,exc,match", BAD, ids=[",".join(k) for k, _, _ in BAD])
-def test_bad_options_raise_before_anything_starts(kw, exc, match):
+def test_bad_options_raise_before_anything_starts(kw: Dict[str, Any], exc: Type[Exception],
+                                                    match: str) -> None:
     with pytest.raises(exc, match=match):
         aio.stream(["true"], **kw)
     assert children_of(os.getpid()) == []
@@ -282,7 +287,7 @@ def test_missing_program_raises_at_first_iteration() -> None:
 
 
 def test_no_fd_leak_and_no_zombie_on_every_ending() -> None:
-    async def main():
+    async def main() -> None:
         before = fds()
         await collect(aio.stream(["sh", "-c", "echo a; echo b >&2"], input=b"in"))
         with pytest.raises(subprocess.TimeoutExpired):
