@@ -33,14 +33,20 @@ extern "C" {
 						     groups even when the
 						     child's group is empty
 						     (a /proc scan per run) */
-#define SPAWNKIT_RUN_PTY		(1U << 2) /* stdin, stdout and stderr on
+#define SPAWNKIT_RUN_WARM		(1U << 2) /* start a Python call from a
+						     warm interpreter when it
+						     fits (spawnkit_warm_spawn;
+						     a new session never fits:
+						     with NO_NEW_SESSION only),
+						     else cold */
+#define SPAWNKIT_RUN_PTY		(1U << 3) /* stdin, stdout and stderr on
 						     a new pty, the child's
 						     controlling terminal
 						     (pty_rows x pty_cols);
 						     output read from the
 						     master as stdout */
 #define SPAWNKIT_RUN_FLAGS		(SPAWNKIT_RUN_NO_NEW_SESSION | SPAWNKIT_RUN_SWEEP | \
-					 SPAWNKIT_RUN_PTY)
+					 SPAWNKIT_RUN_WARM | SPAWNKIT_RUN_PTY)
 
 /* Where each of the child's standard fds goes (spawnkit_run_opts.std_mode) */
 #define SPAWNKIT_RUN_PIPE	0	/* stdin: fed from input/input_len;
@@ -96,14 +102,26 @@ struct spawnkit_run_opts {
 	 * is killed, SPAWNKIT_RUN_STOPPED).  NULL: none. */
 	int (*on_output)(void *ctx, int fd, const void *data, size_t len);
 	void *ctx;
-	/* added after SPAWNKIT_RUN_OPTS_SIZE_V0 (0 in an older caller's) */
+	/* Added after the first release (a caller built before passes the
+	 * older size and gets -1 here): an fd the run polls; once it is
+	 * readable (an eventfd written, a pipe's other end written or
+	 * closed) the run stops as on_output's non-zero return does
+	 * (SPAWNKIT_RUN_STOPPED).  Never read or closed by the run.  -1:
+	 * none.  For a run that may produce no output, from another thread. */
+	int stop_fd;
+	/* With SPAWNKIT_RUN_WARM: modules the warm interpreter imports once
+	 * ("json,re"), as spawnkit_warm_spawn's preload; NULL: none. */
+	const char *warm_preload;
+	/* Added after SPAWNKIT_RUN_OPTS_SIZE_V2 (0 for an older caller) */
 	unsigned short pty_rows;	/* SPAWNKIT_RUN_PTY's window: 0 is 24 */
 	unsigned short pty_cols;	/* 0 is 80 */
 };
 
-/* spawnkit_run_opts.size of the first version (up to ctx), still taken:
- * the newer fields get their defaults then. */
-#define SPAWNKIT_RUN_OPTS_SIZE_V0	offsetof(struct spawnkit_run_opts, pty_rows)
+/* Older sizes of struct spawnkit_run_opts, still accepted (the fields a
+ * caller does not know get their defaults): before stop_fd (V1), before
+ * pty_rows (V2). */
+#define SPAWNKIT_RUN_OPTS_SIZE_V1	offsetof(struct spawnkit_run_opts, stop_fd)
+#define SPAWNKIT_RUN_OPTS_SIZE_V2	offsetof(struct spawnkit_run_opts, pty_rows)
 /* The PTY's window when pty_rows/pty_cols are 0 */
 #define SPAWNKIT_RUN_PTY_ROWS	24
 #define SPAWNKIT_RUN_PTY_COLS	80
@@ -113,7 +131,8 @@ struct spawnkit_run_opts {
 #define SPAWNKIT_RUN_NO_OUTPUT		(1U << 1) /* no_output_timeout_ms passed */
 #define SPAWNKIT_RUN_WAIT_DELAY		(1U << 2) /* pipes still open wait_delay
 						     after the child exited */
-#define SPAWNKIT_RUN_STOPPED		(1U << 3) /* on_output asked to stop */
+#define SPAWNKIT_RUN_STOPPED		(1U << 3) /* on_output asked to stop, or
+						     stop_fd became readable */
 #define SPAWNKIT_RUN_INPUT_CLOSED	(1U << 4) /* the child closed stdin before
 						     reading all input */
 
@@ -135,7 +154,7 @@ struct spawnkit_run_result {
 	struct spawnkit_run_output out[3];	/* [1] stdout, [2] stderr */
 };
 
-/* Defaults: size set, no flags, fds -1, every std_mode PIPE (stdin: the
+/* Defaults: size set, no flags, fds -1 (stop_fd too), every std_mode PIPE (stdin: the
  * input bytes, none by default, then end of file), stdout and stderr
  * captured with 512 KiB head and 512 KiB tail each, no timeouts, wait
  * delay NONE. */

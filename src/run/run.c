@@ -10,6 +10,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <spawnkit/warm.h>
+
 #include "common/sys.h"
 #include "run/pump.h"
 #include "run/pty.h"
@@ -28,6 +30,7 @@ SK_EXPORT void spawnkit_run_opts_init(struct spawnkit_run_opts *o)
 	o->size = sizeof(*o);
 	o->cwd_fd = -1;
 	o->cgroup_fd = -1;
+	o->stop_fd = -1;
 	for (i = 0; i < 3; i++) {
 		o->std_mode[i] = SPAWNKIT_RUN_PIPE;
 		o->std_fd[i] = -1;
@@ -91,8 +94,10 @@ static int check_opts(const struct spawnkit_run_opts *o)
 		return -EINVAL;
 	if (o->timeout_ms < -1 || o->no_output_timeout_ms < -1 || o->wait_delay_ms < -1)
 		return -EINVAL;
-	if (o->cwd_fd < -1 || o->cgroup_fd < -1)
+	if (o->cwd_fd < -1 || o->cgroup_fd < -1 || o->stop_fd < -1)
 		return -EINVAL;
+	if (o->stop_fd >= 0 && !fd_open(o->stop_fd))
+		return -EBADF;
 	if (o->nr_actions && !o->actions)
 		return -EINVAL;
 	if (o->nr_actions > SPAWN_TEMPLATE_ACTIONS_MAX - OUR_ACTIONS)
@@ -234,7 +239,6 @@ static uint64_t now_ns(void)
 
 static int run(const struct spawnkit_run_opts *o, struct spawnkit_run_result *r)
 {
-	struct spawnkit_run_opts full;
 	struct spawnkit_template *t = o->tmpl;
 	struct sk_pump p;
 	struct layout *l;
@@ -243,13 +247,6 @@ static int run(const struct spawnkit_run_opts *o, struct spawnkit_run_result *r)
 	int i, ret, pidfd = -1;
 	pid_t pid;
 
-	if (o->size == SPAWNKIT_RUN_OPTS_SIZE_V0) {
-		/* an older caller's options: the newer fields take 0 */
-		memset(&full, 0, sizeof(full));
-		memcpy(&full, o, SPAWNKIT_RUN_OPTS_SIZE_V0);
-		full.size = sizeof(full);
-		o = &full;
-	}
 	ret = check_opts(o);
 	if (ret)
 		return ret;
@@ -268,7 +265,13 @@ static int run(const struct spawnkit_run_opts *o, struct spawnkit_run_result *r)
 	ret = lay_out(o, l);
 	if (ret)
 		goto out_fds;
-	pid = spawnkit_spawn(t, o->argv, o->envp ? o->envp : environ, l->act, l->n, 0, &pidfd);
+	pid = -1;
+	/* warm when asked and the call fits; any reason (counted): cold */
+	if (!(o->flags & SPAWNKIT_RUN_WARM) || !spawnkit_template_path(t) ||
+	    spawnkit_warm_spawn(spawnkit_template_path(t), o->argv, o->envp ? o->envp : environ,
+				l->act, l->n, 0, o->warm_preload, &pid, &pidfd))
+		pid = spawnkit_spawn(t, o->argv, o->envp ? o->envp : environ, l->act, l->n,
+				     0, &pidfd);
 	close_all(l->child_end, 3);
 	if (pid < 0) {
 		ret = pid;
@@ -309,10 +312,21 @@ out:
 
 SK_EXPORT int spawnkit_run(const struct spawnkit_run_opts *o, struct spawnkit_run_result *r)
 {
+	struct spawnkit_run_opts full;
 	int saved = errno, ret;
 
 	if (!o || !r)
 		return -EINVAL;
+	if (o->size == SPAWNKIT_RUN_OPTS_SIZE_V1 || o->size == SPAWNKIT_RUN_OPTS_SIZE_V2) {
+		/* a caller built before stop_fd (V1) or pty_rows (V2): its
+		 * fields, then the defaults of the ones it does not know */
+		size_t n = o->size;
+
+		spawnkit_run_opts_init(&full);
+		memcpy(&full, o, n);
+		full.size = sizeof(full);
+		o = &full;
+	}
 	ret = run(o, r);
 	errno = saved;
 	return ret;
