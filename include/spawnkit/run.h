@@ -102,26 +102,24 @@ struct spawnkit_run_opts {
 	 * is killed, SPAWNKIT_RUN_STOPPED).  NULL: none. */
 	int (*on_output)(void *ctx, int fd, const void *data, size_t len);
 	void *ctx;
-	/* Added after the first release (a caller built before passes the
-	 * older size and gets -1 here): an fd the run polls; once it is
-	 * readable (an eventfd written, a pipe's other end written or
-	 * closed) the run stops as on_output's non-zero return does
-	 * (SPAWNKIT_RUN_STOPPED).  Never read or closed by the run.  -1:
-	 * none.  For a run that may produce no output, from another thread. */
+	/* Fields below were added after the first release: a caller built
+	 * then passes SPAWNKIT_RUN_OPTS_SIZE_V1 and gets their defaults. */
+	/* An fd the run polls; once it is readable (an eventfd written, a
+	 * pipe's other end written or closed) the run stops as on_output's
+	 * non-zero return does (SPAWNKIT_RUN_STOPPED).  Never read or closed
+	 * by the run.  -1: none.  For a run that may produce no output, from
+	 * another thread. */
 	int stop_fd;
 	/* With SPAWNKIT_RUN_WARM: modules the warm interpreter imports once
 	 * ("json,re"), as spawnkit_warm_spawn's preload; NULL: none. */
 	const char *warm_preload;
-	/* Added after SPAWNKIT_RUN_OPTS_SIZE_V2 (0 for an older caller) */
 	unsigned short pty_rows;	/* SPAWNKIT_RUN_PTY's window: 0 is 24 */
 	unsigned short pty_cols;	/* 0 is 80 */
 };
 
-/* Older sizes of struct spawnkit_run_opts, still accepted (the fields a
- * caller does not know get their defaults): before stop_fd (V1), before
- * pty_rows (V2). */
+/* spawnkit_run_opts.size of the first release (up to ctx), still taken:
+ * the newer fields get their defaults then (stop_fd -1). */
 #define SPAWNKIT_RUN_OPTS_SIZE_V1	offsetof(struct spawnkit_run_opts, stop_fd)
-#define SPAWNKIT_RUN_OPTS_SIZE_V2	offsetof(struct spawnkit_run_opts, pty_rows)
 /* The PTY's window when pty_rows/pty_cols are 0 */
 #define SPAWNKIT_RUN_PTY_ROWS	24
 #define SPAWNKIT_RUN_PTY_COLS	80

@@ -215,30 +215,24 @@ static napi_value js_spawn(napi_env env, napi_callback_info info)
 	struct template_box *b;
 	struct stdio_plan plan;
 	struct child_watch *w;
-	char **args = NULL, **envp = NULL, *cwd = NULL, *preload = NULL;
+	struct spawn_call c;
+	char **args, **envp, *cwd, *preload = NULL;
 	int spec[3], pidfd = -1, r;
 	uint32_t flags;
 	pid_t pid;
 
+	memset(&c, 0, sizeof(c));
 	CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-	b = get_box(env, argv[0]);
-	if (!b || !b->t)
-		return num(env, -EBADF);
-	args = dup_string_array(env, argv[1]);
-	if (!args)
+	r = spawn_call_parse(env, argv, &c);
+	if (r < 0) {
+		if (r != -1)
+			result = num(env, r);
 		goto out;
-	CHECK(napi_typeof(env, argv[2], &type));
-	if (type != napi_null && type != napi_undefined) {
-		envp = dup_string_array(env, argv[2]);
-		if (!envp)
-			goto out;
 	}
-	CHECK(napi_typeof(env, argv[3], &type));
-	if (type == napi_string) {
-		cwd = dup_string(env, argv[3]);
-		if (!cwd)
-			goto out;
-	}
+	b = c.box;
+	args = c.argv;
+	envp = c.envp;
+	cwd = c.cwd;
 	for (int i = 0; i < 3; i++) {
 		CHECK(napi_get_element(env, argv[4], i, &item));
 		CHECK(napi_get_value_int32(env, item, &spec[i]));
@@ -274,15 +268,8 @@ static napi_value js_spawn(napi_env env, napi_callback_info info)
 		result = num(env, pid);
 		goto out;
 	}
-	r = child_watch_start(env, pid, pidfd, argv[6], &w);
+	r = watch_or_reap(env, pid, pidfd, argv[6], NULL, NULL, plan.parent_fd, 3, &w);
 	if (r < 0) {
-		/* Cannot watch it: do not leave an orphan running. */
-		sk_pidfd_signal(pidfd, SIGKILL);
-		spawnkit_pidfd_wait(pidfd, 0, &(int){ 0 });
-		close(pidfd);
-		for (int i = 0; i < 3; i++)
-			if (plan.parent_fd[i] >= 0)
-				close(plan.parent_fd[i]);
 		result = num(env, r);
 		goto out;
 	}
@@ -293,9 +280,7 @@ static napi_value js_spawn(napi_env env, napi_callback_info info)
 		CHECK(napi_set_element(env, result, 1 + i, num(env, plan.parent_fd[i])));
 	CHECK(napi_set_element(env, result, 4, ext));
 out:
-	free(args);
-	free(envp);
-	free(cwd);
+	spawn_call_free(&c);
 	free(preload);
 	return result;
 napi_fail:

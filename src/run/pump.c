@@ -89,6 +89,15 @@ static int read_one(struct sk_pump *p, int i, char *buf)
 	return 1;
 }
 
+/* on_output or stop_fd asked: kill now, then drain as after any kill */
+static void stop(struct sk_pump *p, int exited, int *killed, int64_t *drain_until)
+{
+	p->why |= SPAWNKIT_RUN_STOPPED;
+	kill_tree(p, exited);
+	*killed = 1;
+	*drain_until = exited ? now_ms() + SK_RUN_DRAIN_MS : -1;
+}
+
 /* A pty's input ends with its EOF character(s), written once all input
  * is: 1 when they are all written (or there are none). */
 static int feed_eof(struct sk_pump *p)
@@ -114,15 +123,6 @@ static int feed_eof(struct sk_pump *p)
 		return 1;
 	p->eof_off += (int)w;
 	return p->eof_off == p->eof_len;
-}
-
-/* on_output or stop_fd asked: kill now, then drain as after any kill */
-static void stop(struct sk_pump *p, int exited, int *killed, int64_t *drain_until)
-{
-	p->why |= SPAWNKIT_RUN_STOPPED;
-	kill_tree(p, exited);
-	*killed = 1;
-	*drain_until = exited ? now_ms() + SK_RUN_DRAIN_MS : -1;
 }
 
 static void feed(struct sk_pump *p, size_t *off)

@@ -317,13 +317,11 @@ SK_EXPORT int spawnkit_run(const struct spawnkit_run_opts *o, struct spawnkit_ru
 
 	if (!o || !r)
 		return -EINVAL;
-	if (o->size == SPAWNKIT_RUN_OPTS_SIZE_V1 || o->size == SPAWNKIT_RUN_OPTS_SIZE_V2) {
-		/* a caller built before stop_fd (V1) or pty_rows (V2): its
-		 * fields, then the defaults of the ones it does not know */
-		size_t n = o->size;
-
+	if (o->size == SPAWNKIT_RUN_OPTS_SIZE_V1) {
+		/* a caller built before stop_fd: its fields, then the defaults
+		 * of the ones it does not know */
 		spawnkit_run_opts_init(&full);
-		memcpy(&full, o, n);
+		memcpy(&full, o, SPAWNKIT_RUN_OPTS_SIZE_V1);
 		full.size = sizeof(full);
 		o = &full;
 	}

@@ -335,24 +335,24 @@ TEST(bad_options)
 
 TEST(older_options_size)
 {
-	/* a caller built before pty_rows/pty_cols: its size still runs, the
-	 * newer fields at their defaults; any other size is refused */
+	/* a caller built against the first release: its size still runs, the
+	 * newer fields taken as 0; any other size is refused */
 	struct spawnkit_run_opts o;
 	struct spawnkit_run_result r;
 
 	spawnkit_run_opts_init(&o);
-	o.size = SPAWNKIT_RUN_OPTS_SIZE_V2;
+	o.size = SPAWNKIT_RUN_OPTS_SIZE_V1;
 	o.pty_rows = 7;		/* past the old size: never read */
 	ASSERT_EQ(run_sh(&o, "echo old", &r), 0);
 	EXPECT_STREQ(joined(&r.out[1]), "old\n");
 	spawnkit_run_result_free(&r);
-	o.size = SPAWNKIT_RUN_OPTS_SIZE_V2 + 1;
+	o.size = SPAWNKIT_RUN_OPTS_SIZE_V1 + 1;
 	EXPECT_ERR(run_sh(&o, "echo old", &r), EINVAL);
 	o.size = sizeof(o) + 8;
 	EXPECT_ERR(run_sh(&o, "echo old", &r), EINVAL);
 	if (no_pty_reason())
 		return;
-	o.size = SPAWNKIT_RUN_OPTS_SIZE_V2;
+	o.size = SPAWNKIT_RUN_OPTS_SIZE_V1;
 	ASSERT_EQ(run_pty(&o, "stty size", &r), 0);
 	EXPECT_STREQ(joined(&r.out[1]), "24 80\r\n");	/* not 7 rows */
 	spawnkit_run_result_free(&r);
