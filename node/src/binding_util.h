@@ -9,10 +9,18 @@
 #include <spawnkit/spawnkit.h>
 
 /* Templates live in an External whose data is cleared on explicit destroy,
- * so the finalizer and destroy never both free one template. */
+ * so the finalizer and destroy never both free one template.  A template a
+ * run still uses on its thread (busy) is destroyed when the last such run
+ * ends; closed, get_box no longer gives it out. */
 struct template_box {
 	struct spawnkit_template *t;
+	unsigned int busy;	/* runs using it (run_async.c), on the loop */
+	int closed;		/* templateDestroy came while busy */
 };
+
+/* On the loop: a run takes the template, and gives it back when done. */
+void box_hold(struct template_box *b);
+void box_release(struct template_box *b);
 
 napi_value num(napi_env env, double v);
 /* malloc'd copies; NULL on error (exception pending). */

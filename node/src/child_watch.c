@@ -9,7 +9,7 @@
 #include <spawnkit/spawnkit.h>
 
 #include "child_watch.h"
-#include "kill_tree.h"
+#include <spawnkit/run.h>
 #include "pidfd.h"
 
 struct child_watch {
@@ -330,10 +330,11 @@ int child_watch_kill(struct child_watch *w, int sig)
 	return 0;
 }
 
-int child_watch_kill_tree(struct child_watch *w, int sig,
-			  const unsigned long *pipe_inodes, int nr)
+int child_watch_kill_tree(struct child_watch *w, int sig)
 {
-	return kill_tree(w->pidfd, w->pid, sig, pipe_inodes, nr);
+	/* Not reaped yet (reaping happens on this thread): the pid is still
+	 * the child's.  Reaped: the library signals nothing by that pid. */
+	return spawnkit_kill_tree(w->pid, -1, sig, w->pidfd < 0 ? SPAWNKIT_KILL_REAPED : 0);
 }
 
 void child_watch_ref(struct child_watch *w, int ref)

@@ -38,10 +38,9 @@ int child_watch_settle(struct child_watch *w);
 /* pidfd_send_signal; -ESRCH once the child was reaped. */
 int child_watch_kill(struct child_watch *w, int sig);
 
-/* kill_tree() rooted at this child (see kill_tree.h); pipe inodes of the
- * call's stdio find escaped grandchildren. */
-int child_watch_kill_tree(struct child_watch *w, int sig,
-			  const unsigned long *pipe_inodes, int nr);
+/* spawnkit_kill_tree(3) rooted at this child: it and its descendants
+ * (by parent pid, through /proc).  A count or -errno. */
+int child_watch_kill_tree(struct child_watch *w, int sig);
 
 /* Whether the pending exit keeps the event loop alive (like ChildProcess
  * ref/unref). */
