@@ -1,10 +1,11 @@
 """Shared fixtures: every test must leave no fd, child or zombie behind."""
 import os
 import shutil
+import asyncio
 import threading
 import time
-from collections.abc import Callable, Collection, Iterable, Iterator
-from typing import Any
+from collections.abc import Callable, Collection, Coroutine, Iterable, Iterator
+from typing import Any, TypeVar
 
 import pytest
 
@@ -73,6 +74,14 @@ def in_threads(fn: Callable[..., object], args: Iterable[tuple[Any, ...]]) -> No
         t.start()
     for t in threads:
         t.join()
+
+
+T = TypeVar("T")
+
+
+def arun(coro: Coroutine[Any, Any, T]) -> T:
+    """Run one coroutine to its end on a fresh event loop (the aio tests)."""
+    return asyncio.run(coro)
 
 
 def need(tool: str) -> str:

@@ -4,26 +4,23 @@ import asyncio
 import os
 import signal
 import subprocess
+from typing import Any
 
 import pytest
 
 import spawnkit
 from spawnkit import PIPE, aio
-from conftest import children_of, is_dead, wait_dead
+from conftest import arun, children_of, is_dead, wait_dead
 
 
-def arun(coro):
-    return asyncio.run(coro)
-
-
-def fds():
+def fds() -> list[str]:
     """Our open fds, without the executables' fds the template cache keeps."""
     cached = {str(t.fd) for t in list(spawnkit.template_cache._map.values()) if not t.closed}
     return sorted(set(os.listdir("/proc/self/fd")) - cached, key=int)
 
 
-def test_streams_are_asyncio_streams():
-    async def main():
+def test_streams_are_asyncio_streams() -> None:
+    async def main() -> None:
         p = await aio.spawn(["cat"], stdin=PIPE, stdout=PIPE, stderr=PIPE)
         assert isinstance(p.stdin, asyncio.StreamWriter)
         assert isinstance(p.stdout, asyncio.StreamReader)
@@ -37,8 +34,8 @@ def test_streams_are_asyncio_streams():
     arun(main())
 
 
-def test_write_then_readline_interactively():
-    async def main():
+def test_write_then_readline_interactively() -> None:
+    async def main() -> None:
         p = await aio.spawn(["cat"], stdin=PIPE, stdout=PIPE)
         assert p.stdin is not None
         assert p.stdout is not None
@@ -55,8 +52,8 @@ def test_write_then_readline_interactively():
     arun(main())
 
 
-def test_readexactly_and_eof_error():
-    async def main():
+def test_readexactly_and_eof_error() -> None:
+    async def main() -> None:
         p = await aio.spawn(["printf", "abcdef"], stdout=PIPE)
         assert p.stdout is not None
         assert await p.stdout.readexactly(4) == b"abcd"
@@ -68,8 +65,8 @@ def test_readexactly_and_eof_error():
     arun(main())
 
 
-def test_stderr_separate_and_limit_for_readline():
-    async def main():
+def test_stderr_separate_and_limit_for_readline() -> None:
+    async def main() -> None:
         p = await aio.spawn(["sh", "-c", "head -c 300 /dev/zero | tr '\\0' x; echo; echo e >&2"],
                             stdout=PIPE, stderr=PIPE, limit=100)
         assert p.stdout is not None
@@ -83,10 +80,10 @@ def test_stderr_separate_and_limit_for_readline():
     arun(main())
 
 
-def test_communicate_1mib_stdin_10mb_output_no_deadlock():
+def test_communicate_1mib_stdin_10mb_output_no_deadlock() -> None:
     data = os.urandom(1 << 20)
 
-    async def main():
+    async def main() -> tuple[tuple[Any, Any], int | None]:
         p = await aio.spawn(["sh", "-c", "cat; head -c 10000000 /dev/zero; echo done >&2"],
                             stdin=PIPE, stdout=PIPE, stderr=PIPE)
         return await asyncio.wait_for(p.communicate(data), 60), p.returncode
@@ -96,15 +93,15 @@ def test_communicate_1mib_stdin_10mb_output_no_deadlock():
     assert out[:len(data)] == data and out[len(data):].count(0) == 10_000_000
 
 
-def test_communicate_child_that_does_not_read_stdin():
-    async def main():
+def test_communicate_child_that_does_not_read_stdin() -> None:
+    async def main() -> tuple[Any, Any]:
         p = await aio.spawn(["sh", "-c", "exec <&-; echo ok"], stdin=PIPE, stdout=PIPE)
         return await p.communicate(b"x" * (1 << 20))
     assert arun(main()) == (b"ok\n", None)
 
 
-def test_communicate_text_and_timeout_resumes():
-    async def main():
+def test_communicate_text_and_timeout_resumes() -> None:
+    async def main() -> tuple[Any, Any]:
         p = await aio.spawn(["sh", "-c", "cat; sleep 0.3; echo y"], stdin=PIPE, stdout=PIPE,
                             text=True)
         with pytest.raises(subprocess.TimeoutExpired):
@@ -113,8 +110,8 @@ def test_communicate_text_and_timeout_resumes():
     assert arun(main()) == ("x\ny\n", None)
 
 
-def test_returncode_set_by_the_loop_without_wait():
-    async def main():
+def test_returncode_set_by_the_loop_without_wait() -> None:
+    async def main() -> None:
         p = await aio.spawn(["sh", "-c", "exit 3"])
         for _ in range(500):
             if p.returncode is not None:
@@ -125,8 +122,8 @@ def test_returncode_set_by_the_loop_without_wait():
     arun(main())
 
 
-def test_many_waiters_share_the_pidfd_watch():
-    async def main():
+def test_many_waiters_share_the_pidfd_watch() -> None:
+    async def main() -> None:
         p = await aio.spawn(["sleep", "0.2"])
         w1 = asyncio.ensure_future(p.wait())
         w2 = asyncio.ensure_future(p.wait())
@@ -138,8 +135,8 @@ def test_many_waiters_share_the_pidfd_watch():
     arun(main())
 
 
-def test_wait_timeout_leaves_child_running():
-    async def main():
+def test_wait_timeout_leaves_child_running() -> None:
+    async def main() -> None:
         p = await aio.spawn(["sleep", "10"])
         with pytest.raises(subprocess.TimeoutExpired):
             await p.wait(timeout=0.05)
@@ -151,8 +148,8 @@ def test_wait_timeout_leaves_child_running():
 
 @pytest.mark.parametrize("how,sig", [("terminate", signal.SIGTERM), ("kill", signal.SIGKILL),
                                      ("send_signal", signal.SIGUSR1)])
-def test_signals(how, sig):
-    async def main():
+def test_signals(how: str, sig: signal.Signals) -> None:
+    async def main() -> None:
         p = await aio.spawn(["sleep", "10"])
         if how == "send_signal":
             p.send_signal(sig)
@@ -163,8 +160,8 @@ def test_signals(how, sig):
     arun(main())
 
 
-def test_kill_tree_new_session_kills_the_session_even_after_exit():
-    async def main():
+def test_kill_tree_new_session_kills_the_session_even_after_exit() -> None:
+    async def main() -> int:
         p = await aio.spawn(["sh", "-c", "sleep 100 >/dev/null & echo $!; read x; true"],
                             stdin=PIPE, stdout=PIPE, new_session=True)
         assert p.stdin is not None
@@ -180,8 +177,8 @@ def test_kill_tree_new_session_kills_the_session_even_after_exit():
     assert wait_dead([arun(main())])
 
 
-def test_kill_tree_running_child_and_grandchildren():
-    async def main():
+def test_kill_tree_running_child_and_grandchildren() -> None:
+    async def main() -> list[int]:
         p = await aio.spawn(["sh", "-c", "sleep 100 & echo $!; sleep 100 & echo $!; wait"],
                             stdout=PIPE, new_session=True)
         assert p.stdout is not None
@@ -194,8 +191,8 @@ def test_kill_tree_running_child_and_grandchildren():
     assert wait_dead(arun(main()))
 
 
-def test_no_fd_leak_and_no_zombie_after_close():
-    async def main():
+def test_no_fd_leak_and_no_zombie_after_close() -> None:
+    async def main() -> None:
         before = fds()
         p = await aio.spawn(["sh", "-c", "cat; sleep 0.05"], stdin=PIPE, stdout=PIPE,
                             stderr=PIPE)
@@ -211,8 +208,8 @@ def test_no_fd_leak_and_no_zombie_after_close():
     arun(main())
 
 
-def test_dropped_process_is_reaped_by_the_loop():
-    async def main():
+def test_dropped_process_is_reaped_by_the_loop() -> None:
+    async def main() -> None:
         p = await aio.spawn(["true"], stdout=PIPE)
         pid = p.pid
         del p                                          # nobody waits
@@ -224,8 +221,8 @@ def test_dropped_process_is_reaped_by_the_loop():
     arun(main())
 
 
-def test_spawn_errors():
-    async def main():
+def test_spawn_errors() -> None:
+    async def main() -> None:
         with pytest.raises(FileNotFoundError):
             await aio.spawn(["no-such-program-spawnkit"], stdout=PIPE)
         with pytest.raises(ValueError, match="limit"):
@@ -237,12 +234,12 @@ def test_spawn_errors():
     assert fds() == before
 
 
-def test_process_belongs_to_its_loop():
-    async def make():
+def test_process_belongs_to_its_loop() -> None:
+    async def make() -> aio.Process:
         return await aio.spawn(["sleep", "0.1"])
     p = arun(make())
 
-    async def other():
+    async def other() -> None:
         with pytest.raises(RuntimeError, match="event loop"):
             await p.wait()
     arun(other())

@@ -1,28 +1,24 @@
 """aio.run(on_stdout=, on_stderr=): output handed over as it comes, the
 same chunks run()'s callbacks get, and a callback that raises stops the call."""
-import asyncio
 import subprocess
 import time
-from typing import List
+from pathlib import Path
+from typing import Any, List
 
 import pytest
 
 from spawnkit import DEVNULL, STDOUT, aio
-from conftest import wait_dead
+from conftest import arun, wait_dead
 
 
-def arun(coro):
-    return asyncio.run(coro)
-
-
-def test_callbacks_see_all_output_as_it_comes(tmp_path):
+def test_callbacks_see_all_output_as_it_comes(tmp_path: Path) -> None:
     # The child writes "b" only once the callback has seen "a" (it creates
     # the flag file): callbacks run during the call, not after it.
     flag = tmp_path / "seen-a"
     out: List[bytes] = []
     err: List[bytes] = []
 
-    def on_out(chunk):
+    def on_out(chunk: bytes) -> None:
         out.append(chunk)
         flag.touch()
 
@@ -33,7 +29,7 @@ def test_callbacks_see_all_output_as_it_comes(tmp_path):
     assert all(isinstance(c, bytes) for c in out + err)
 
 
-def test_text_callbacks_never_split_a_character():
+def test_text_callbacks_never_split_a_character() -> None:
     got: List[str] = []
     r = arun(aio.run(["sh", "-c", r"printf 'x\342'; sleep 0.2; printf '\202\254\r\n'"],
                      text=True, encoding="utf-8", on_stdout=got.append))
@@ -41,13 +37,13 @@ def test_text_callbacks_never_split_a_character():
     assert all("\ufffd" not in c for c in got) and "x" in got
 
 
-def test_callback_exception_stops_and_kills_the_tree():
+def test_callback_exception_stops_and_kills_the_tree() -> None:
     class Enough(Exception):
         pass
 
     pids: List[int] = []
 
-    def on_out(chunk):
+    def on_out(chunk: bytes) -> None:
         pids.extend(int(x) for x in chunk.split())
         raise Enough()
 
@@ -66,18 +62,18 @@ def test_callback_exception_stops_and_kills_the_tree():
     (dict(on_stderr=print, capture_output=False), ValueError, "on_stderr needs stderr"),
     (dict(new_session="yes"), TypeError, "new_session"),
 ])
-def test_bad_callback_options(kw, exc, match):
+def test_bad_callback_options(kw: dict[str, Any], exc: type[Exception], match: str) -> None:
     with pytest.raises(exc, match=match):
         arun(aio.run(["true"], **kw))
 
 
-def test_merged_stderr_goes_to_on_stdout():
+def test_merged_stderr_goes_to_on_stdout() -> None:
     got: List[bytes] = []
     r = arun(aio.run(["sh", "-c", "echo a; echo b >&2"], stderr=STDOUT, on_stdout=got.append))
     assert b"".join(got) == r.stdout == b"a\nb\n"
 
 
-def test_callbacks_with_a_timeout_still_raise_the_timeout():
+def test_callbacks_with_a_timeout_still_raise_the_timeout() -> None:
     got: List[bytes] = []
     with pytest.raises(subprocess.TimeoutExpired):
         arun(aio.run(["sh", "-c", "echo a; exec sleep 100"], on_stdout=got.append,

@@ -1,40 +1,37 @@
 """aio.run() and aio.stream() sessions: a child of its own session by
 default, no controlling terminal, nothing of it left after the call, and
 wait_delay for a background job that holds the pipes."""
-import asyncio
 import os
 import subprocess
 import sys
 import textwrap
 import time
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 import spawnkit
 from spawnkit import aio
-from conftest import is_dead, need, wait_dead
-
-
-def arun(coro):
-    return asyncio.run(coro)
+from conftest import arun, is_dead, need, wait_dead
 
 
 SELF_STAT = ["sh", "-c", "exec cut -d' ' -f1,6 /proc/self/stat"]    # pid, session
 
 
-def test_run_child_leads_a_new_session_by_default():
+def test_run_child_leads_a_new_session_by_default() -> None:
     pid, sid = arun(aio.run(SELF_STAT)).stdout.split()
     assert pid == sid
 
 
 @pytest.mark.native  # the fallback's children always have a session of their own
-def test_run_new_session_false_shares_ours():
+def test_run_new_session_false_shares_ours() -> None:
     pid, sid = arun(aio.run(SELF_STAT, new_session=False)).stdout.split()
     assert int(sid) == os.getsid(0)
 
 
 @pytest.mark.native  # warm starts need the binding
-def test_run_warm_defaults_to_our_session_as_run_does():
+def test_run_warm_defaults_to_our_session_as_run_does() -> None:
     # A warm interpreter cannot start a session: warm=True calls default to
     # new_session=False (spawnkit.run()'s rule); new_session=True runs cold.
     code = "import os; print(os.getsid(0))"
@@ -47,13 +44,13 @@ def test_run_warm_defaults_to_our_session_as_run_does():
     assert int(cold.stdout) != os.getsid(0)
 
 
-def test_run_background_job_dead_after_a_successful_call():
+def test_run_background_job_dead_after_a_successful_call() -> None:
     r = arun(aio.run(["sh", "-c", "sleep 100 >/dev/null 2>&1 & echo $!"]))
     assert r.returncode == 0
     assert wait_dead([int(r.stdout)])
 
 
-def test_run_wait_delay_returns_the_childs_status():
+def test_run_wait_delay_returns_the_childs_status() -> None:
     t0 = time.monotonic()
     r = arun(aio.run(["sh", "-c", "sleep 100 & echo $!; exit 3"], wait_delay=0.2, timeout=30))
     assert time.monotonic() - t0 < 10                 # not the timeout
@@ -61,7 +58,7 @@ def test_run_wait_delay_returns_the_childs_status():
     assert wait_dead([int(r.stdout)])
 
 
-def test_run_without_wait_delay_a_held_pipe_runs_into_the_timeout():
+def test_run_without_wait_delay_a_held_pipe_runs_into_the_timeout() -> None:
     with pytest.raises(subprocess.TimeoutExpired) as ei:
         arun(aio.run(["sh", "-c", "sleep 100 & echo $!"], timeout=0.5))
     assert wait_dead([int(ei.value.output)])
@@ -69,7 +66,7 @@ def test_run_without_wait_delay_a_held_pipe_runs_into_the_timeout():
 
 @pytest.mark.parametrize("value,exc", [(-1, ValueError), ("1", TypeError),
                                        (float("nan"), TypeError)])
-def test_run_bad_wait_delay(value, exc):
+def test_run_bad_wait_delay(value: Any, exc: type[Exception]) -> None:
     with pytest.raises(exc, match="wait_delay"):
         arun(aio.run(["true"], wait_delay=value))
 
@@ -91,7 +88,8 @@ HELPER = textwrap.dedent("""
 
 @pytest.mark.native  # new_session=False has no effect in the fallback
 @pytest.mark.parametrize("new_session,expect", [(True, "failed"), (False, "opened")])
-def test_dev_tty_under_a_real_terminal(tmp_path, new_session, expect):
+def test_dev_tty_under_a_real_terminal(tmp_path: Path, new_session: bool,
+                                      expect: str) -> None:
     # script(1) gives the helper a controlling terminal, as an agent run in a
     # terminal has one; a child in a new session has none, so opening
     # /dev/tty fails at once (ENXIO) instead of waiting on a prompt.
@@ -106,8 +104,8 @@ def test_dev_tty_under_a_real_terminal(tmp_path, new_session, expect):
     assert line[0].split()[1:] == [expect, expect]
 
 
-def test_stream_cancelled_call_leaves_no_session_member():
-    async def main():
+def test_stream_cancelled_call_leaves_no_session_member() -> None:
+    async def main() -> int:
         agen = aio.stream(["sh", "-c", "sleep 100 & echo $!; wait"])
         first = await agen.__anext__()
         await agen.aclose()

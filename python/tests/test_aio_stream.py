@@ -5,31 +5,31 @@ import os
 import signal
 import subprocess
 import time
-from typing import Any, Dict, List, Tuple, Type
+from collections.abc import AsyncIterator, Collection
+from typing import Any, Dict, List, Tuple, Type, TypeVar
 
 import pytest
 
 import spawnkit
 from spawnkit import DEVNULL, PIPE, STDOUT, NoOutputTimeoutExpired, aio
 from spawnkit.aio import Chunk
-from conftest import children_of, is_dead, wait_dead
+from conftest import arun, children_of, is_dead, wait_dead
 
 
-def arun(coro):
-    return asyncio.run(coro)
-
-
-def fds():
+def fds() -> list[str]:
     """Our open fds, without the executables' fds the template cache keeps."""
     cached = {str(t.fd) for t in list(spawnkit.template_cache._map.values()) if not t.closed}
     return sorted(set(os.listdir("/proc/self/fd")) - cached, key=int)
 
 
-async def collect(agen):
+C = TypeVar("C")
+
+
+async def collect(agen: AsyncIterator[C]) -> list[C]:
     return [c async for c in agen]
 
 
-async def adead(pids, timeout=5.0):
+async def adead(pids: Collection[int], timeout: float = 5.0) -> bool:
     """wait_dead() that lets the loop run (an aclose task may be pending)."""
     end = time.monotonic() + timeout
     while time.monotonic() < end:
@@ -39,15 +39,15 @@ async def adead(pids, timeout=5.0):
     return all(is_dead(p) for p in pids)
 
 
-def test_fd_tags_and_order_follow_the_child():
+def test_fd_tags_and_order_follow_the_child() -> None:
     # The child writes its next line only after the test has seen the last
     # one (it reads a line from a pipe of ours first): the order is the
     # child's, and each chunk carries the fd it came from.
     script = "echo o1; read x; echo e1 >&2; read x; echo o2; read x; echo e2 >&2"
     r, w = os.pipe()
 
-    async def main():
-        got = []
+    async def main() -> list[Chunk[bytes]]:
+        got: list[Chunk[bytes]] = []
         try:
             async for chunk in aio.stream(["sh", "-c", script], stdin=r):
                 got.append(chunk)
@@ -60,8 +60,8 @@ def test_fd_tags_and_order_follow_the_child():
                             Chunk(1, b"o2\n"), Chunk(2, b"e2\n")]
 
 
-def test_merged_stderr_and_single_stream():
-    async def main():
+def test_merged_stderr_and_single_stream() -> None:
+    async def main() -> tuple[list[Chunk[bytes]], list[Chunk[bytes]]]:
         merged = await collect(aio.stream(["sh", "-c", "echo a; echo b >&2"], stderr=STDOUT))
         only_err = await collect(aio.stream(["sh", "-c", "echo a; echo b >&2"],
                                             stdout=DEVNULL))
@@ -72,11 +72,11 @@ def test_merged_stderr_and_single_stream():
     assert only_err == [Chunk(2, b"b\n")]
 
 
-def test_text_decoding_never_splits_a_character():
+def test_text_decoding_never_splits_a_character() -> None:
     text = "héllo € 𝄞 ok\r\nnext\rlast\r\n"
     data = text.encode()
 
-    async def main():
+    async def main() -> tuple[list[Chunk[str]], list[Chunk[bytes]]]:
         # one byte per read: every multi-byte character and "\r\n" is split
         small = await collect(aio.stream(["cat"], input=data, chunk_size=1, text=True,
                                          encoding="utf-8"))
@@ -89,27 +89,27 @@ def test_text_decoding_never_splits_a_character():
     assert len(raw) == len(data) and b"".join(c.data for c in raw) == data
 
 
-def test_text_character_split_between_two_writes():
+def test_text_character_split_between_two_writes() -> None:
     # The two writes are separate reads: the first byte of "€" alone gives
     # nothing yet, the rest completes it.
-    async def main():
+    async def main() -> list[Chunk[str]]:
         return await collect(aio.stream(
             ["sh", "-c", r"printf '\342'; sleep 0.2; printf '\202\254\n'"], text=True,
             encoding="utf-8"))
     assert arun(main()) == [Chunk(1, "€\n")]
 
 
-def test_text_truncated_character_at_eof_is_an_error_under_strict():
-    async def main():
+def test_text_truncated_character_at_eof_is_an_error_under_strict() -> None:
+    async def main() -> list[Chunk[str]]:
         return await collect(aio.stream(["printf", r"ok\342"], text=True, encoding="utf-8"))
     with pytest.raises(UnicodeDecodeError):
         arun(main())
 
 
-def test_early_break_kills_the_tree():
-    async def main():
+def test_early_break_kills_the_tree() -> None:
+    async def main() -> None:
         before = fds()
-        chunks = []
+        chunks: list[Chunk[bytes]] = []
         async for chunk in aio.stream(["sh", "-c", "sleep 100 & echo $$ $!; sleep 100"]):
             chunks.append(chunk)
             break
@@ -125,8 +125,8 @@ def test_early_break_kills_the_tree():
     arun(main())
 
 
-def test_aclose_kills_and_reaps_at_once():
-    async def main():
+def test_aclose_kills_and_reaps_at_once() -> None:
+    async def main() -> list[int]:
         before = fds()
         agen = aio.stream(["sh", "-c", "sleep 100 & echo $$ $!; sleep 100"])
         first = await agen.__anext__()
@@ -139,11 +139,11 @@ def test_aclose_kills_and_reaps_at_once():
     assert wait_dead(arun(main()))
 
 
-def test_cancelled_consumer_kills_the_tree():
-    async def main():
-        seen = asyncio.get_running_loop().create_future()
+def test_cancelled_consumer_kills_the_tree() -> None:
+    async def main() -> list[int]:
+        seen: asyncio.Future[Chunk[bytes]] = asyncio.get_running_loop().create_future()
 
-        async def consume():
+        async def consume() -> None:
             async for chunk in aio.stream(["sh", "-c", "sleep 100 & echo $$ $!; sleep 100"]):
                 seen.set_result(chunk)
         task = asyncio.ensure_future(consume())
@@ -155,10 +155,10 @@ def test_cancelled_consumer_kills_the_tree():
     assert wait_dead(arun(main()))
 
 
-def test_timeout_kills_the_tree_after_the_output_so_far():
-    got = []
+def test_timeout_kills_the_tree_after_the_output_so_far() -> None:
+    got: list[Chunk[bytes]] = []
 
-    async def main():
+    async def main() -> None:
         async for chunk in aio.stream(["sh", "-c", "sleep 100 & echo $$ $!; wait"],
                                       timeout=0.5):
             got.append(chunk)
@@ -170,24 +170,24 @@ def test_timeout_kills_the_tree_after_the_output_so_far():
     assert len(got) == 1 and wait_dead([int(x) for x in got[0].data.split()])
 
 
-def test_no_output_timeout():
-    async def quiet():
+def test_no_output_timeout() -> None:
+    async def quiet() -> list[Chunk[bytes]]:
         return await collect(aio.stream(["sh", "-c", "echo a; exec sleep 100"],
                                         no_output_timeout=0.3))
     with pytest.raises(NoOutputTimeoutExpired):
         arun(quiet())
 
-    async def chatty():   # output every 0.1 s: never 1 s without any
+    async def chatty() -> list[Chunk[bytes]]:   # output every 0.1 s: never 1 s without any
         return await collect(aio.stream(
             ["sh", "-c", "for i in 1 2 3 4 5 6; do echo $i; sleep 0.1; done"],
             no_output_timeout=1))
     assert b"".join(c.data for c in arun(chatty())) == b"1\n2\n3\n4\n5\n6\n"
 
 
-def test_check_raises_after_the_output():
-    got = []
+def test_check_raises_after_the_output() -> None:
+    got: list[Chunk[bytes]] = []
 
-    async def main():
+    async def main() -> None:
         async for chunk in aio.stream(["sh", "-c", "echo out; exit 3"], check=True):
             got.append(chunk)
     with pytest.raises(subprocess.CalledProcessError) as ei:
@@ -197,18 +197,18 @@ def test_check_raises_after_the_output():
     assert arun(collect(aio.stream(["sh", "-c", "exit 3"]))) == []
 
 
-async def background_job(new_session):
+async def background_job(new_session: bool) -> int:
     chunks = await collect(aio.stream(["sh", "-c", "sleep 100 >/dev/null 2>&1 & echo $!"],
                                       new_session=new_session))
     return int(chunks[0].data)
 
 
-def test_background_job_dies_with_the_session():
+def test_background_job_dies_with_the_session() -> None:
     assert wait_dead([arun(background_job(True))])
 
 
 @pytest.mark.native  # the fallback's children always have a session of their own
-def test_background_job_outlives_the_call_without_a_session():
+def test_background_job_outlives_the_call_without_a_session() -> None:
     bg = arun(background_job(False))
     try:
         assert not is_dead(bg) and os.getsid(bg) == os.getsid(0)
@@ -216,8 +216,8 @@ def test_background_job_outlives_the_call_without_a_session():
         os.kill(bg, signal.SIGKILL)
 
 
-def test_wait_delay_ends_a_call_a_background_job_holds_open():
-    async def main():
+def test_wait_delay_ends_a_call_a_background_job_holds_open() -> None:
+    async def main() -> tuple[list[Chunk[bytes]], float]:
         t0 = time.monotonic()
         chunks = await collect(aio.stream(["sh", "-c", "sleep 100 & echo $!; exit 4"],
                                           wait_delay=0.2, timeout=30))
@@ -227,17 +227,17 @@ def test_wait_delay_ends_a_call_a_background_job_holds_open():
     assert wait_dead([int(chunks[0].data)])
 
 
-def test_1mib_stdin_100mb_output_bounded_memory():
+def test_1mib_stdin_100mb_output_bounded_memory() -> None:
     data = os.urandom(1 << 20)
 
-    def rss(field):
+    def rss(field: str) -> int:
         with open("/proc/self/status") as f:
             for line in f:
                 if line.startswith(field):
                     return int(line.split()[1]) * 1024
         raise AssertionError(field)
 
-    async def main():
+    async def main() -> tuple[int, bytes, int]:
         n = 0
         first = b""
         with open("/proc/self/clear_refs", "w") as f:
@@ -273,20 +273,21 @@ BAD: List[Tuple[Dict[str, Any], Type[Exception], str]] = [
 
 
 @pytest.mark.parametrize("kw,exc,match", BAD, ids=[",".join(k) for k, _, _ in BAD])
-def test_bad_options_raise_before_anything_starts(kw, exc, match):
+def test_bad_options_raise_before_anything_starts(kw: Dict[str, Any], exc: Type[Exception],
+                                                    match: str) -> None:
     with pytest.raises(exc, match=match):
         aio.stream(["true"], **kw)
     assert children_of(os.getpid()) == []
 
 
-def test_missing_program_raises_at_first_iteration():
+def test_missing_program_raises_at_first_iteration() -> None:
     agen = aio.stream(["no-such-program-spawnkit"])
     with pytest.raises(FileNotFoundError):
         arun(collect(agen))
 
 
-def test_no_fd_leak_and_no_zombie_on_every_ending():
-    async def main():
+def test_no_fd_leak_and_no_zombie_on_every_ending() -> None:
+    async def main() -> None:
         before = fds()
         await collect(aio.stream(["sh", "-c", "echo a; echo b >&2"], input=b"in"))
         with pytest.raises(subprocess.TimeoutExpired):

@@ -11,7 +11,7 @@ from conftest import is_dead, wait_dead
 
 
 @pytest.mark.native  # the fallback's spawn() always starts a session
-def test_spawn_shares_our_session_by_default():
+def test_spawn_shares_our_session_by_default() -> None:
     p = spawnkit.spawn(["sleep", "10"])
     try:
         assert os.getsid(p.pid) == os.getsid(0)
@@ -20,7 +20,7 @@ def test_spawn_shares_our_session_by_default():
         p.wait()
 
 
-def test_new_session_child_leads_its_session_and_group():
+def test_new_session_child_leads_its_session_and_group() -> None:
     p = spawnkit.spawn(["sleep", "10"], new_session=True)
     try:
         assert os.getsid(p.pid) == p.pid and os.getpgid(p.pid) == p.pid
@@ -29,7 +29,7 @@ def test_new_session_child_leads_its_session_and_group():
         p.wait()
 
 
-def test_kill_tree_after_the_child_was_reaped_kills_its_session():
+def test_kill_tree_after_the_child_was_reaped_kills_its_session() -> None:
     p = spawnkit.spawn(["sh", "-c", "sleep 100 >/dev/null 2>&1 & echo $!"], stdout=PIPE,
                        new_session=True)
     assert p.stdout is not None
