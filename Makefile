@@ -179,7 +179,8 @@ test-asan:
 		B=build-asan STRESS_ASAN=1 STRESS_RSS_SLACK_KB=262144 STRESS_ONLY='c_*' ./tests/stress/run.sh smoke
 
 # Warm templates: the corpus cold and warm alternately, byte for byte, with
-# the configured python3 and Debian's /usr/bin/python3 (tests/warm/).
+# the configured python3 and Debian's /usr/bin/python3, then warm
+# interpreters that die at each step of a request (tests/warm/).
 # WARM_PY runs the suite (spawnkit is installed for it, e.g. a venv's python);
 # WARM_TARGETS are the interpreters under test.
 WARM_PY ?= $(shell ./scripts/venv.sh)
@@ -187,6 +188,7 @@ WARM_TARGETS ?= $(shell ./scripts/find-python.sh) /usr/bin/python3
 test-warm: lib
 	$(MAKE) -C python install PY=$(WARM_PY)
 	$(WARM_PY) tests/warm/equivalence.py $(WARM_TARGETS)
+	$(WARM_PY) tests/warm/robust.py $(WARM_TARGETS)
 
 kernel:
 	$(MAKE) -C kernel bzImage

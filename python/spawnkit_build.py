@@ -83,7 +83,8 @@ ffibuilder.set_source(
     "spawnkit._spawnkit",
     SOURCE,
     sources=RUN_IO_SOURCES,
-    depends=[RUN_IO_HEADER],
+    # the archive too: a rebuilt library relinks the binding
+    depends=[RUN_IO_HEADER, STATIC_LIB],
     include_dirs=[INCLUDE_DIR, RUN_IO_DIR],
     # The archive goes on the link line as an object list, so only the
     # members the binding uses are linked, and statically.

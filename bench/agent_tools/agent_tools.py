@@ -9,7 +9,7 @@ in flight split over worker processes, for each way of starting a process:
   subprocess       subprocess.run(argv, capture_output=True), as users do today
   spawnkit-user    spawnkit.run(...) on the user-space template backend
   spawnkit-kernel  spawnkit.run(...) on the kernel's spawn templates, only
-                   when the kernel advertises them
+                   when the kernel has them (the library probes its calls)
   spawnkit-warm    spawnkit.run(..., warm=True): the user backend, with
                    python-small forked from a warm interpreter (docs/warm.md)
 
@@ -129,7 +129,7 @@ def choose_backends(a: argparse.Namespace) -> tuple[list[str], dict[str, str]]:
     """(backends to measure, {backend: why it cannot be measured})."""
     if a.backends == "auto":
         wanted = ["subprocess", "spawnkit-user"]
-        if os.path.exists(backends.KERNEL_ADVERTISEMENT):
+        if backends.kernel_has_templates():
             wanted.append("spawnkit-kernel")
         wanted.append("spawnkit-warm")
     else:
@@ -250,12 +250,17 @@ def run_trial(ctx: Any, w: workload.Workload, plan: list[workload.Call], backend
             acc = per_tool.setdefault(tool, [0, 0])
             acc[0] += n
             acc[1] += ns
+    # python-small must really have started warm in the warm column (a call
+    # that fell back cold is correct but would measure the cold path)
+    warm = sum(r["warm_spawns"] for r in results.values())
+    python_calls = sum(1 for c in plan if c.tool == "python-small")
     cpu_self = sum(r["cpu"]["self_s"] for r in results.values())
     cpu_children = sum(r["cpu"]["children_s"] for r in results.values())
     return {"wall_s": wall, "calls": done, "calls_per_s": done / wall,
             "worker_cpu_ms_per_call": 1e3 * cpu_self / done, "tool_cpu_ms_per_call": 1e3 * cpu_children / done,
             "cpu_ms_per_call": 1e3 * (cpu_self + cpu_children) / done,
-            "latency_ms_per_tool": {t: ns / n / 1e6 for t, (n, ns) in sorted(per_tool.items())}}
+            "latency_ms_per_tool": {t: ns / n / 1e6 for t, (n, ns) in sorted(per_tool.items())},
+            "warm_spawns": warm, "python_small_calls": python_calls}
 
 
 def print_header(a: argparse.Namespace, measured: list[str], unavailable: dict[str, str]) -> dict[str, Any]:
@@ -265,13 +270,13 @@ def print_header(a: argparse.Namespace, measured: list[str], unavailable: dict[s
         "calls": a.calls, "reps": a.reps, "splits": [s for s, _, _ in a.split_list], "seed": a.seed,
         "command": " ".join([os.path.relpath(sys.argv[0], os.getcwd())] + sys.argv[1:]),
         "date_utc": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()),
-        "kernel_spawn_templates": os.path.exists(backends.KERNEL_ADVERTISEMENT),
+        "kernel_spawn_templates": backends.kernel_has_templates(),
     }
     print("agent-tools benchmark (AutoGen Core harness)")
     print(f"  host: Linux {h['kernel']}, {h['cpus']} CPUs ({h['cpu']}), load average {h['loadavg_at_start']}")
     print(f"  interpreter: {h['python']} (Python {h['python_version']}); autogen-core {meta['autogen_core']}")
     print(f"  spawnkit: revision {meta['spawnkit_revision']}; kernel spawn templates: "
-          f"{'advertised' if meta['kernel_spawn_templates'] else 'not advertised'}")
+          f"{'present' if meta['kernel_spawn_templates'] else 'absent (ENOSYS)'}")
     print(f"  run: {a.calls} calls x {len(a.split_list)} splits x {a.reps} reps; backends: "
           + ", ".join(b + (" (unavailable)" if b in unavailable else "") for b in measured))
     print("  tools:")
@@ -346,7 +351,10 @@ def main(argv: list[str]) -> int:
                             progress.trial_done(f"  rep {rep + 1} {split:>5} {env:<10} {backend:<16} "
                                                 f"{t['calls_per_s']:8.2f} calls/s  {t['wall_s']:6.2f} s  "
                                                 f"{t['cpu_ms_per_call']:6.2f} ms CPU/call  "
-                                                f"({t['calls']} calls verified)")
+                                                f"({t['calls']} calls verified"
+                                                + (f"; python-small warm {t['warm_spawns']}/"
+                                                   f"{t['python_small_calls']}" if backend == "spawnkit-warm"
+                                                   else "") + ")")
         finally:
             progress.close()
     except BenchFailure as e:

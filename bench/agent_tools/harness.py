@@ -113,10 +113,12 @@ async def _worker(conn: Any, go: Any, backend: str, in_flight: int, calls: list[
         conn.send(("ready", os.getpid()))
         go.wait()
         per_tool = {c.tool: [0, 0] for c in calls}
+        warm0 = _warm_spawns(backend)
         ru0, rc0 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.monotonic()
         await _drive(runtime, calls, in_flight, progress, slot, per_tool)
         t1 = time.monotonic()
+        warm = _warm_spawns(backend) - warm0
         if backend == "spawnkit-warm":
             # reap the warm interpreters, so their own CPU (start-up and
             # every fork) is in RUSAGE_CHILDREN with the tools'
@@ -127,10 +129,19 @@ async def _worker(conn: Any, go: Any, backend: str, in_flight: int, calls: list[
         # the tools) and of the tools themselves, over the timed section.
         cpu = {"self_s": (ru1.ru_utime + ru1.ru_stime) - (ru0.ru_utime + ru0.ru_stime),
                "children_s": (rc1.ru_utime + rc1.ru_stime) - (rc0.ru_utime + rc0.ru_stime)}
-        return {"t0": t0, "t1": t1, "calls": len(calls), "per_tool": per_tool, "cpu": cpu}
+        return {"t0": t0, "t1": t1, "calls": len(calls), "per_tool": per_tool, "cpu": cpu,
+                "warm_spawns": warm}
     finally:
         await runtime.stop()
         pool.shutdown()
+
+
+def _warm_spawns(backend: str) -> int:
+    """Calls this process has started warm so far (0 for other backends)."""
+    if backend != "spawnkit-warm":
+        return 0
+    import spawnkit
+    return int(spawnkit.warm_stats()["warm_spawns"])
 
 
 def worker_main(conn: Any, go: Any, backend: str, in_flight: int, calls: list[Call],

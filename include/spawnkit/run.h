@@ -33,7 +33,14 @@ extern "C" {
 						     groups even when the
 						     child's group is empty
 						     (a /proc scan per run) */
-#define SPAWNKIT_RUN_FLAGS		(SPAWNKIT_RUN_NO_NEW_SESSION | SPAWNKIT_RUN_SWEEP)
+#define SPAWNKIT_RUN_WARM		(1U << 2) /* start a Python call from a
+						     warm interpreter when it
+						     fits (spawnkit_warm_spawn;
+						     a new session never fits:
+						     with NO_NEW_SESSION only),
+						     else cold */
+#define SPAWNKIT_RUN_FLAGS		(SPAWNKIT_RUN_NO_NEW_SESSION | SPAWNKIT_RUN_SWEEP | \
+					 SPAWNKIT_RUN_WARM)
 
 /* Where each of the child's standard fds goes (spawnkit_run_opts.std_mode) */
 #define SPAWNKIT_RUN_PIPE	0	/* stdin: fed from input/input_len;
@@ -89,14 +96,28 @@ struct spawnkit_run_opts {
 	 * is killed, SPAWNKIT_RUN_STOPPED).  NULL: none. */
 	int (*on_output)(void *ctx, int fd, const void *data, size_t len);
 	void *ctx;
+	/* Added after the first release (a caller built before passes the
+	 * older size and gets -1 here): an fd the run polls; once it is
+	 * readable (an eventfd written, a pipe's other end written or
+	 * closed) the run stops as on_output's non-zero return does
+	 * (SPAWNKIT_RUN_STOPPED).  Never read or closed by the run.  -1:
+	 * none.  For a run that may produce no output, from another thread. */
+	int stop_fd;
+	/* With SPAWNKIT_RUN_WARM: modules the warm interpreter imports once
+	 * ("json,re"), as spawnkit_warm_spawn's preload; NULL: none. */
+	const char *warm_preload;
 };
+
+/* The size of struct spawnkit_run_opts before stop_fd (still accepted). */
+#define SPAWNKIT_RUN_OPTS_SIZE_V1	offsetof(struct spawnkit_run_opts, stop_fd)
 
 /* What happened, spawnkit_run_result.why (bits) */
 #define SPAWNKIT_RUN_TIMED_OUT		(1U << 0) /* timeout_ms passed */
 #define SPAWNKIT_RUN_NO_OUTPUT		(1U << 1) /* no_output_timeout_ms passed */
 #define SPAWNKIT_RUN_WAIT_DELAY		(1U << 2) /* pipes still open wait_delay
 						     after the child exited */
-#define SPAWNKIT_RUN_STOPPED		(1U << 3) /* on_output asked to stop */
+#define SPAWNKIT_RUN_STOPPED		(1U << 3) /* on_output asked to stop, or
+						     stop_fd became readable */
 #define SPAWNKIT_RUN_INPUT_CLOSED	(1U << 4) /* the child closed stdin before
 						     reading all input */
 
@@ -118,7 +139,7 @@ struct spawnkit_run_result {
 	struct spawnkit_run_output out[3];	/* [1] stdout, [2] stderr */
 };
 
-/* Defaults: size set, no flags, fds -1, every std_mode PIPE (stdin: the
+/* Defaults: size set, no flags, fds -1 (stop_fd too), every std_mode PIPE (stdin: the
  * input bytes, none by default, then end of file), stdout and stderr
  * captured with 512 KiB head and 512 KiB tail each, no timeouts, wait
  * delay NONE. */
@@ -135,6 +156,31 @@ int spawnkit_run(const struct spawnkit_run_opts *o, struct spawnkit_run_result *
 
 /* Free the captures (r may be reused after). */
 void spawnkit_run_result_free(struct spawnkit_run_result *r);
+
+/* spawnkit_run_output_join() flags */
+#define SPAWNKIT_JOIN_MARKER	(1U << 0) /* "[... N bytes omitted ...]"
+					     between head and tail when
+					     bytes were dropped */
+#define SPAWNKIT_JOIN_LINES	(1U << 1) /* with MARKER, text: the cut moved
+					     to line boundaries (else to
+					     UTF-8 character boundaries),
+					     the marker a line of its own */
+#define SPAWNKIT_JOIN_FLAGS	(SPAWNKIT_JOIN_MARKER | SPAWNKIT_JOIN_LINES)
+
+/* The most bytes a join adds to head_len + tail_len: the marker with a
+ * 20-digit count, a newline before it and one after it. */
+#define SPAWNKIT_RUN_MARKER_MAX	48
+
+/*
+ * Join a capture's head and tail into buf, as one text a reader cannot
+ * mistake for the whole output.  Returns the joined length; when buf is
+ * NULL or cap is smaller than that, writes nothing and returns the length
+ * needed (at most head_len + tail_len + SPAWNKIT_RUN_MARKER_MAX).  When
+ * cap is larger, a NUL follows.  -EINVAL: out NULL, unknown flags, LINES
+ * without MARKER; -EOVERFLOW: a length past SSIZE_MAX.
+ */
+ssize_t spawnkit_run_output_join(const struct spawnkit_run_output *out,
+				 unsigned int flags, char *buf, size_t cap);
 
 /* spawnkit_kill_tree() flags */
 #define SPAWNKIT_KILL_GROUP	(1U << 0) /* leader leads its own process

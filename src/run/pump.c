@@ -13,6 +13,7 @@
 #define P_PIDFD 3
 #endif
 #define CHUNK 65536
+#define STOP_IDX 3	/* pollfd index tag of o->stop_fd (0..2: stdio, -1: pidfd) */
 
 static int64_t now_ms(void)
 {
@@ -87,6 +88,15 @@ static int read_one(struct sk_pump *p, int i, char *buf)
 	return 1;
 }
 
+/* on_output or stop_fd asked: kill now, then drain as after any kill */
+static void stop(struct sk_pump *p, int exited, int *killed, int64_t *drain_until)
+{
+	p->why |= SPAWNKIT_RUN_STOPPED;
+	kill_tree(p, exited);
+	*killed = 1;
+	*drain_until = exited ? now_ms() + SK_RUN_DRAIN_MS : -1;
+}
+
 static void feed(struct sk_pump *p, size_t *off)
 {
 	const struct spawnkit_run_opts *o = p->o;
@@ -144,8 +154,8 @@ int sk_pump_run(struct sk_pump *p)
 	int64_t dl[4];
 	uint32_t reasons;
 	int exited = 0, killed = 0, i, n, ret = 0;
-	struct pollfd pf[4];
-	int idx[4];
+	struct pollfd pf[5];
+	int idx[5];
 	size_t off = 0;
 	char *buf = malloc(CHUNK);
 	siginfo_t si;
@@ -179,6 +189,10 @@ int sk_pump_run(struct sk_pump *p)
 							 .events = i ? POLLIN : POLLOUT };
 				idx[n++] = i;
 			}
+		if (!killed && o->stop_fd >= 0) {	/* level-triggered: until the kill */
+			pf[n] = (struct pollfd){ .fd = o->stop_fd, .events = POLLIN };
+			idx[n++] = STOP_IDX;
+		}
 		dl[0] = !killed && o->timeout_ms >= 0 ? start + o->timeout_ms : -1;
 		dl[1] = !killed && o->no_output_timeout_ms >= 0 ? last_out + o->no_output_timeout_ms : -1;
 		dl[2] = !killed && exited && o->wait_delay_ms >= 0 ? exit_at + o->wait_delay_ms : -1;
@@ -188,7 +202,10 @@ int sk_pump_run(struct sk_pump *p)
 		for (i = 0; i < n; i++) {
 			if (!pf[i].revents)
 				continue;
-			if (idx[i] == 0) {
+			if (idx[i] == STOP_IDX) {
+				if (!killed)
+					stop(p, exited, &killed, &drain_until);
+			} else if (idx[i] == 0) {
 				if (pf[i].revents & (POLLERR | POLLHUP)) {
 					p->why |= off < o->input_len ? SPAWNKIT_RUN_INPUT_CLOSED : 0;
 					close_fd(&p->fd[0]);
@@ -200,12 +217,8 @@ int sk_pump_run(struct sk_pump *p)
 
 				if (r > 0)
 					last_out = now_ms();
-				else if (r < 0 && !killed) {
-					p->why |= SPAWNKIT_RUN_STOPPED;
-					kill_tree(p, exited);
-					killed = 1;
-					drain_until = exited ? now_ms() + SK_RUN_DRAIN_MS : -1;
-				}
+				else if (r < 0 && !killed)
+					stop(p, exited, &killed, &drain_until);
 			}
 		}
 		/* the pidfd last: output that came with the exit is read first */

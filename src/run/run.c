@@ -10,6 +10,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <spawnkit/warm.h>
+
 #include "common/sys.h"
 #include "run/pump.h"
 #include "run/resolve.h"
@@ -27,6 +29,7 @@ SK_EXPORT void spawnkit_run_opts_init(struct spawnkit_run_opts *o)
 	o->size = sizeof(*o);
 	o->cwd_fd = -1;
 	o->cgroup_fd = -1;
+	o->stop_fd = -1;
 	for (i = 0; i < 3; i++) {
 		o->std_mode[i] = SPAWNKIT_RUN_PIPE;
 		o->std_fd[i] = -1;
@@ -84,8 +87,10 @@ static int check_opts(const struct spawnkit_run_opts *o)
 		return -EINVAL;
 	if (o->timeout_ms < -1 || o->no_output_timeout_ms < -1 || o->wait_delay_ms < -1)
 		return -EINVAL;
-	if (o->cwd_fd < -1 || o->cgroup_fd < -1)
+	if (o->cwd_fd < -1 || o->cgroup_fd < -1 || o->stop_fd < -1)
 		return -EINVAL;
+	if (o->stop_fd >= 0 && !fd_open(o->stop_fd))
+		return -EBADF;
 	if (o->nr_actions && !o->actions)
 		return -EINVAL;
 	if (o->nr_actions > SPAWN_TEMPLATE_ACTIONS_MAX - OUR_ACTIONS)
@@ -224,7 +229,13 @@ static int run(const struct spawnkit_run_opts *o, struct spawnkit_run_result *r)
 	ret = lay_out(o, l);
 	if (ret)
 		goto out_fds;
-	pid = spawnkit_spawn(t, o->argv, o->envp ? o->envp : environ, l->act, l->n, 0, &pidfd);
+	pid = -1;
+	/* warm when asked and the call fits; any reason (counted): cold */
+	if (!(o->flags & SPAWNKIT_RUN_WARM) || !spawnkit_template_path(t) ||
+	    spawnkit_warm_spawn(spawnkit_template_path(t), o->argv, o->envp ? o->envp : environ,
+				l->act, l->n, 0, o->warm_preload, &pid, &pidfd))
+		pid = spawnkit_spawn(t, o->argv, o->envp ? o->envp : environ, l->act, l->n,
+				     0, &pidfd);
 	close_all(l->child_end, 3);
 	if (pid < 0) {
 		ret = pid;
@@ -264,10 +275,19 @@ out:
 
 SK_EXPORT int spawnkit_run(const struct spawnkit_run_opts *o, struct spawnkit_run_result *r)
 {
+	struct spawnkit_run_opts full;
 	int saved = errno, ret;
 
 	if (!o || !r)
 		return -EINVAL;
+	if (o->size == SPAWNKIT_RUN_OPTS_SIZE_V1) {
+		/* a caller built before stop_fd: its fields, then the defaults
+		 * of the ones it does not know */
+		spawnkit_run_opts_init(&full);
+		memcpy(&full, o, SPAWNKIT_RUN_OPTS_SIZE_V1);
+		full.size = sizeof(full);
+		o = &full;
+	}
 	ret = run(o, r);
 	errno = saved;
 	return ret;

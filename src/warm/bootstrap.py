@@ -5,7 +5,8 @@ if sys.argv[4:5] != [""]:                   # preload (opt-in, visible): part of
     del _m
 _BASE = frozenset(sys.modules)
 # spawnkit warm interpreter (src/warm/bootstrap.py).  libspawnkit starts it
-# as `PYTHON [flags] -c <this file> <caller pid> <main thread> <idle s> <preload>`
+# as `PYTHON [flags] -c <this file> <caller pid> <main thread> <idle s> <preload>
+# [<test step to die at>]`
 # with fd 3 a SOCK_SEQPACKET socket to the caller.  It uses only the standard
 # library: spawnkit need not be installed in the interpreter it warms.  Each
 # request becomes one tool process, created with clone(CLONE_PARENT) so the
@@ -30,6 +31,7 @@ def _boot():
     MAIN_INIT = [(k, G[k]) for k in ("__name__", "__doc__", "__package__", "__loader__",
                                      "__spec__", "__annotations__", "__builtins__") if k in G]
     caller, main_thread, idle = int(sys.argv[1]), sys.argv[2] == "1", float(sys.argv[3])
+    die = sys.argv[5] if len(sys.argv) > 5 else ""
     if sys.path[:1] == [""]:
         del sys.path[0]                     # our cwd is "/"; put back per call
     path0_added = not getattr(sys.flags, "safe_path", sys.flags.isolated)
@@ -121,6 +123,10 @@ def _boot():
     posix.dup2(dn, 2)
     posix.close(dn)
     old_stdio = (sys.stdin, sys.stdout, sys.stderr)
+    # builtin compile() (ours, per call) creates the interpreter's AST types
+    # on first use (~0.6 ms); a cold start's own compile of the script does
+    # not: make them here, once, so a warm call does not pay for them either
+    compile("pass", "<warm>", "exec", dont_inherit=True)
     gc.collect()
     gc.freeze()
     sock.settimeout(idle if idle > 0 else None)
@@ -161,6 +167,17 @@ def _boot():
                 strs[:nargv], strs[nargv:nargv + nenv], strs[nargv + nenv],
                 strs[nargv + nenv + 1])
 
+    def test_die(step, pfd):
+        """SPAWNKIT_WARM_TEST_DIE (tests/warm/robust.py): misbehave after the clone."""
+        if step == "clone":
+            posix.kill(posix.getpid(), 9)
+        elif step == "garbage":
+            sock.sendmsg([b"SKWX" + bytes(8)],
+                         [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, pfd.to_bytes(4, "little"))])
+        elif step == "stall":
+            while True:
+                _signal.pause()
+
     def serve():
         while True:
             try:
@@ -179,43 +196,57 @@ def _boot():
                     fds += [int.from_bytes(data[i:i + 4], "little")
                             for i in range(0, len(data) - len(data) % 4, 4)]
             req = parse(msg)
+            targets = req[0]
+            if len(fds) != len(targets) or -2 not in targets:
+                return                      # not our caller's request
+            go = fds[targets.index(-2)]
+            if die == "request":
+                posix.kill(posix.getpid(), 9)
             pidfd_box.value = -1
-            # The child runs nothing of the call until its pidfd has reached
-            # the caller: if we die first, it sees EOF here and exits unseen,
-            # so a call is never run twice (warm, then cold).
-            go_r, go_w = posix.pipe()
             papi.PyOS_BeforeFork()
             # clone(CLONE_PARENT | CLONE_PIDFD | CLONE_CHILD_SETTID | SIGCHLD):
             # the child's thread id lands in libc's thread descriptor, as fork().
             pid = rsys(L(56), L(0x8000 | 0x1000 | 0x01000000 | 17), L(0),
                        L(ctypes.addressof(pidfd_box)), L(tid_addr), L(0))
             if pid == 0:
+                # The tool names itself to the caller on the call's go
+                # channel, then runs nothing of the call until the caller
+                # has our reply and says go: if we die first, the caller
+                # kills and reaps it, so a call never runs twice (warm, then
+                # cold) and is never left unreaped (request.c).
                 papi.PyOS_AfterFork_Child()
-                posix.close(go_w)
-                try:
-                    go = posix.read(go_r, 1)
+                try:                        # EPIPE: the caller said go and closed
+                    posix.write(go, posix.getpid().to_bytes(4, "little"))
                 except OSError:
-                    go = b""
-                if go != b"g":
+                    pass
+                ok = False
+                for _ in range(2):          # a reset first (the caller closed
+                    try:                    # with our pid unread), then its "g"
+                        ok = posix.read(go, 1) == b"g"
+                        break
+                    except OSError:
+                        pass
+                if not ok:
                     posix._exit(127)
+                posix.close(go)
                 child(req, fds)             # never returns
             papi.PyOS_AfterFork_Parent()
-            posix.close(go_r)
             for fd in fds:
                 posix.close(fd)
             if pid < 0:
-                posix.close(go_w)
                 sock.sendmsg([b"SKWA" + (ctypes.get_errno() or 1).to_bytes(4, "little") +
                               (0).to_bytes(4, "little")])
                 continue
             pfd = pidfd_box.value
+            if die:
+                test_die(die, pfd)
             try:
                 sock.sendmsg([b"SKWA" + (0).to_bytes(4, "little") + pid.to_bytes(4, "little")],
                              [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, pfd.to_bytes(4, "little"))])
-                posix.write(go_w, b"g")
             finally:
-                posix.close(go_w)
                 posix.close(pfd)
+            if die == "reply":
+                posix.kill(posix.getpid(), 9)
 
     # ---- the child: become what a cold start of the call would be ----
 

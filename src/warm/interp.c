@@ -192,7 +192,8 @@ int warm_interp_start(struct warm_interp *w, const char *path, char *const argv[
 	struct spawn_template_sigset none;
 	struct spawnkit_template *t = NULL;
 	int sv[2] = { -1, -1 }, out[2] = { -1, -1 }, devnull, root, scratch, i, n = 0, ret;
-	char pidbuf[24], idlebuf[32], *args[WARM_MAX_FLAGS + 8], **envp = NULL, *msg = NULL;
+	const char *die;
+	char pidbuf[24], idlebuf[32], *args[WARM_MAX_FLAGS + 10], **envp = NULL, *msg = NULL;
 	ssize_t len;
 	pid_t pid;
 
@@ -251,6 +252,9 @@ int warm_interp_start(struct warm_interp *w, const char *path, char *const argv[
 	args[i++] = syscall(SYS_gettid) == getpid() ? "1" : "0";
 	args[i++] = idlebuf;
 	args[i++] = (char *)(c->preload ? c->preload : "");
+	die = getenv("SPAWNKIT_WARM_TEST_DIE");	/* tests/warm/robust.py */
+	if (die && *die)
+		args[i++] = (char *)die;
 	args[i] = NULL;
 	envp = warm_key_env(&w->key);
 	if (!envp)

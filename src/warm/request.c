@@ -1,17 +1,31 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * request.c - one call over the socketpair: the request (proto.h) with the
- * tool's fds and cwd as SCM_RIGHTS, then the reply with the tool's pidfd.
+ * tool's fds, its cwd and the call's go channel as SCM_RIGHTS, then the
+ * reply with the tool's pidfd, then "g" on the go channel: the tool runs
+ * nothing of the call before that.
+ *
  * Anything unexpected (EOF, a short or malformed reply, no answer within
- * SPAWNKIT_WARM_TIMEOUT, a death) makes the interpreter unusable: the pool
- * stops it and the call runs cold.
+ * SPAWNKIT_WARM_TIMEOUT, a death at any step) makes the interpreter
+ * unusable and the call runs cold.  The tool, if the interpreter got as far
+ * as cloning it, is already our child (CLONE_PARENT) and the reply that
+ * would have named it may never come: it names itself on the go channel
+ * (its pid, first thing after the clone), so once the interpreter is gone
+ * we either read that pid, kill and reap the tool, or read EOF (no tool was
+ * made).  Nothing of the call ran, nothing is left unreaped.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include "common/sys.h"
 
 #include "warm/proto.h"
 #include "warm/warm_int.h"
@@ -73,12 +87,70 @@ static uint32_t get32(const unsigned char *p)
 	return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
+/* Wait up to `seconds` for the go channel to say something (or EOF). */
+static int go_readable(int go, double seconds)
+{
+	uint64_t end = warm_now_ns() + (uint64_t)(seconds * 1e9);
+
+	for (;;) {
+		struct pollfd p = { .fd = go, .events = POLLIN };
+		uint64_t now = warm_now_ns();
+		int r;
+
+		if (now >= end)
+			return 0;
+		r = poll(&p, 1, (int)((end - now) / 1000000 + 1));
+		if (r > 0)
+			return 1;
+		if (r < 0 && errno != EINTR)
+			return 0;
+	}
+}
+
+/*
+ * The request failed after it was sent and the interpreter is stopped (so
+ * its end of the go channel is closed): a tool it cloned holds the only
+ * other end and has written its pid there.  Kill and reap it.
+ */
+static void reap_unannounced(int go, double seconds)
+{
+	unsigned char b[4];
+	siginfo_t si;
+	ssize_t n;
+	pid_t pid;
+	int fd;
+
+	if (!go_readable(go, seconds))
+		return;			/* a tool that never named itself: see docs */
+	do
+		n = recv(go, b, sizeof(b), MSG_DONTWAIT);
+	while (n < 0 && errno == EINTR);
+	if (n != 4)
+		return;			/* EOF: the interpreter made no tool */
+	pid = (pid_t)get32(b);
+	if (pid <= 0)
+		return;
+	fd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (fd < 0)
+		return;
+	/* our child? (an unreaped child keeps its pid: no reuse race) */
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PIDFD, (id_t)fd, &si, WEXITED | WNOHANG | WNOWAIT) == 0) {
+		syscall(SYS_pidfd_send_signal, fd, SIGKILL, NULL, 0);
+		while (waitid(P_PIDFD, (id_t)fd, &si, WEXITED) < 0 && errno == EINTR)
+			;
+	}
+	close(fd);
+}
+
 int warm_request(struct warm_interp *w, const struct warm_request *r, pid_t *pid, int *pidfd)
 {
 	const struct warm_fdplan *plan = r->plan;
-	int fds[WARM_MAX_FDS + 1], nfd = 0, cwd = -1, i, ret = SPAWNKIT_WARM_FAILED;
+	int fds[WARM_MAX_FDS + 2], nfd = 0, cwd = -1, go[2] = { -1, -1 }, sent = 0, i;
+	int ret = SPAWNKIT_WARM_FAILED;
+	double timeout = warm_env_seconds("SPAWNKIT_WARM_TIMEOUT", 30);
 	union {
-		char buf[CMSG_SPACE(sizeof(int) * (WARM_MAX_FDS + 1))];
+		char buf[CMSG_SPACE(sizeof(int) * (WARM_MAX_FDS + 2))];
 		struct cmsghdr align;
 	} ctl;
 	struct mbuf b = { 0 };
@@ -97,12 +169,19 @@ int warm_request(struct warm_interp *w, const struct warm_request *r, pid_t *pid
 			return SPAWNKIT_WARM_FDS;
 		fds[nfd++] = cwd;
 	}
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, go)) {
+		go[0] = go[1] = -1;
+		ret = SPAWNKIT_WARM_FDS;	/* ours (EMFILE): the interpreter is fine */
+		goto out;
+	}
+	fds[nfd++] = go[1];
 	for (i = 0; i < plan->n; i++)
 		fds[nfd++] = plan->src[i];
 
 	put(&b, WARM_MAGIC_REQUEST, 4);
 	put32(&b, (uint32_t)nfd);
 	put32(&b, (uint32_t)-1);
+	put32(&b, (uint32_t)-2);
 	for (i = 0; i < plan->n; i++)
 		put32(&b, (uint32_t)plan->target[i]);
 	put32(&b, r->umask);
@@ -153,8 +232,11 @@ int warm_request(struct warm_interp *w, const struct warm_request *r, pid_t *pid
 		      errno == EBADF ? SPAWNKIT_WARM_FDS : SPAWNKIT_WARM_FAILED;
 		goto out;
 	}
+	sent = 1;
+	close(go[1]);			/* the interpreter (and a tool) hold it now */
+	go[1] = -1;
 
-	if (!warm_wait_readable(w, warm_env_seconds("SPAWNKIT_WARM_TIMEOUT", 30)))
+	if (!warm_wait_readable(w, timeout))
 		goto out;
 	memset(&mh, 0, sizeof(mh));
 	memset(&ctl, 0, sizeof(ctl));
@@ -180,8 +262,19 @@ int warm_request(struct warm_interp *w, const struct warm_request *r, pid_t *pid
 		goto out;
 	}
 	*pid = (pid_t)get32(reply + 8);
+	/* the go: EPIPE means the tool already died (killed from outside); its
+	 * status is the caller's to collect, as for a cold child */
+	while (send(go[0], "g", 1, MSG_NOSIGNAL) < 0 && errno == EINTR)
+		;
 	ret = 0;
 out:
+	if (ret && sent) {
+		warm_interp_stop(w);
+		reap_unannounced(go[0], timeout);
+	}
+	for (i = 0; i < 2; i++)
+		if (go[i] >= 0)
+			close(go[i]);
 	if (cwd >= 0)
 		close(cwd);
 	free(b.p);
