@@ -93,7 +93,7 @@ $(B)/tests/helpers/%: tests/helpers/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(LDSTATIC)
 
-$(B)/tests/%: tests/%.c tests/harness.h $(wildcard tests/*/*.h) $(B)/libspawnkit.a
+$(B)/tests/%: tests/%.c $(wildcard tests/*.h tests/*/*.h) $(B)/libspawnkit.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) -Itests $(CFLAGS_ALL) -o $@ $< $(B)/libspawnkit.a $(LIBS) $(LDSTATIC)
 

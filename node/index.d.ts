@@ -34,7 +34,19 @@ export interface SpawnOptions {
   preload?: readonly string[];
 }
 
-export interface RunOptions extends Omit<SpawnOptions, 'stdio' | 'argv0'> {
+/** Resource limits by name: one number (soft = hard) or [soft, hard]; Infinity: unlimited. */
+export type RlimitName =
+  | 'cpu' | 'fsize' | 'data' | 'stack' | 'core' | 'rss' | 'nproc' | 'nofile'
+  | 'memlock' | 'as' | 'locks' | 'sigpending' | 'msgqueue' | 'nice' | 'rtprio' | 'rttime';
+export type Rlimits = Partial<Record<RlimitName, number | readonly [number, number]>>;
+
+/**
+ * run()/execFile(): one spawnkit_run() call (man 3 spawnkit_run) off the
+ * event loop.  Timeouts, aborts and the wait delay kill the whole tree with
+ * SIGKILL, so Template.spawn's killSignal/killTree/killGraceMs/inheritFds
+ * are not taken (only the values that say what run() does anyway).
+ */
+export interface RunOptions extends Omit<SpawnOptions, 'stdio' | 'argv0' | 'killSignal' | 'killTree' | 'killGraceMs' | 'inheritFds'> {
   /** Bytes kept per stream: the first half and the last half (default 1 MiB, Infinity: all). */
   maxBuffer?: number;
   /** 'utf8' (default) and other Buffer encodings, or 'buffer' for Buffers. */
@@ -44,6 +56,38 @@ export interface RunOptions extends Omit<SpawnOptions, 'stdio' | 'argv0'> {
   /** stdin when no input is given: 'ignore' (default, /dev/null) or 'inherit'. */
   stdin?: 'ignore' | 'inherit';
   argv0?: string;
+  /** Start the child in a new session, without a controlling terminal
+   *  (default true; false with warm: true).  Its session is killed after it exits. */
+  newSession?: boolean;
+  /** Alias of newSession (as child_process's detached); both given must agree. */
+  detached?: boolean;
+  /** Kill the tree when no output came for this many ms (> 0); timedOut and noOutputTimedOut are then true. */
+  noOutputTimeout?: number;
+  /** Once the child exited, how many ms its pipes may stay open (Go's WaitDelay); then
+   *  whatever holds them is killed and the child's own status returned.  Default: wait. */
+  waitDelay?: number;
+  /** Mark a cut in stdout/stderr with a `[... N bytes omitted ...]` line (default true). */
+  marker?: boolean;
+  /** Each chunk of stdout as it comes (a string in text mode: a character split between
+   *  chunks arrives whole; a Buffer with encoding 'buffer').  A throw stops the run and
+   *  rejects with what was thrown. */
+  onStdout?: ((chunk: string | Buffer) => void) | null;
+  onStderr?: ((chunk: string | Buffer) => void) | null;
+  /** setrlimit in the child, e.g. { nofile: 1024, core: 0, nproc: [64, 128] }. */
+  rlimits?: Rlimits;
+  /** The child's umask (0..0o777). */
+  umask?: number;
+  /** Start the child in this cgroup2 directory (must be writable); it is killed with the run. */
+  cgroup?: string;
+  /** stdin, stdout and stderr on a new pseudoterminal, the child's controlling terminal
+   *  (isatty holds; output comes as stdout, with the terminal's \r\n; stderr stays empty). */
+  pty?: boolean;
+  /** The pty's window, [rows, cols] (default [24, 80]); needs pty: true. */
+  ptySize?: readonly [number, number];
+  /** Always SIGKILL for run(). */
+  killSignal?: 'SIGKILL' | 9;
+  /** Always true for run(). */
+  killTree?: true;
 }
 
 export interface RunResult<T = string> {
@@ -51,19 +95,32 @@ export interface RunResult<T = string> {
   /** Exit code, or null if killed by a signal. */
   code: number | null;
   signal: NodeJS.Signals | null;
+  /** Head and tail of the output, with a marker line where bytes were dropped (see marker). */
   stdout: T;
   stderr: T;
+  /** The first and the last bytes kept, without any marker. */
+  stdoutHead: T;
+  stdoutTail: T;
+  stderrHead: T;
+  stderrTail: T;
   /** Bytes the child wrote, and how many of them were dropped between head and tail. */
   stdoutBytes: number;
   stderrBytes: number;
   stdoutDropped: number;
   stderrDropped: number;
+  /** timeout or noOutputTimeout expired. */
   timedOut: boolean;
-  /** Whether spawnkit sent the child a signal (timeout, abort, kill()). */
+  /** noOutputTimeout expired. */
+  noOutputTimedOut: boolean;
+  /** The pipes stayed open waitDelay after the child exited. */
+  waitDelayExpired: boolean;
+  /** Whether the run had to kill (timeout, noOutputTimeout, waitDelay, abort). */
   killed: boolean;
+  /** Wall time of the run (the addon only). */
+  elapsedMs?: number;
 }
 
-export interface SpawnkitError extends Error {
+export interface SpawnkitError extends Error, Partial<Omit<RunResult<string | Buffer>, 'code' | 'signal' | 'killed' | 'stdout' | 'stderr'>> {
   code?: string | number | null;
   errno?: number;
   syscall?: string;
@@ -120,11 +177,25 @@ export class Template {
   close(): void;
 }
 
-export function run(file: string, args: readonly string[], options: RunOptions & { encoding: 'buffer' | null }): Promise<RunResult<Buffer>>;
-export function run(file: string, args?: readonly string[], options?: RunOptions): Promise<RunResult<string>>;
-export function execFile(file: string, args: readonly string[], options: RunOptions & { encoding: 'buffer' | null }): Promise<RunResult<Buffer>>;
-export function execFile(file: string, args?: readonly string[], options?: RunOptions): Promise<RunResult<string>>;
-export function execFile(file: string, options: RunOptions): Promise<RunResult<string>>;
+/** Options whose onStdout/onStderr get strings (text mode) or Buffers. */
+export type TextRunOptions = Omit<RunOptions, 'encoding' | 'onStdout' | 'onStderr'> & {
+  encoding?: BufferEncoding;
+  onStdout?: ((chunk: string) => void) | null;
+  onStderr?: ((chunk: string) => void) | null;
+};
+export type BufferRunOptions = Omit<RunOptions, 'encoding' | 'onStdout' | 'onStderr'> & {
+  encoding: 'buffer' | null;
+  onStdout?: ((chunk: Buffer) => void) | null;
+  onStderr?: ((chunk: Buffer) => void) | null;
+};
+
+export function run(file: string, args: readonly string[], options: BufferRunOptions): Promise<RunResult<Buffer>>;
+export function run(file: string, args?: readonly string[], options?: TextRunOptions): Promise<RunResult<string>>;
+export function run(file: string, args: readonly string[], options: RunOptions): Promise<RunResult<string | Buffer>>;
+export function execFile(file: string, args: readonly string[], options: BufferRunOptions): Promise<RunResult<Buffer>>;
+export function execFile(file: string, args?: readonly string[], options?: TextRunOptions): Promise<RunResult<string>>;
+export function execFile(file: string, options: TextRunOptions): Promise<RunResult<string>>;
+export function execFile(file: string, args: readonly string[], options: RunOptions): Promise<RunResult<string | Buffer>>;
 export function clearTemplateCache(): void;
 export function templateCacheSize(): number;
 /** The cache's bound now: maxSize if configured, else an eighth of RLIMIT_NOFILE (4..256). */

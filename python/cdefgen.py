@@ -7,8 +7,8 @@ symbols libspawnkit.so exports.  What it does to a header:
   - comments go; backslash-continued lines are joined;
   - `#ifdef __cplusplus` blocks go (their `#else` branch stays); other
     conditionals (include guards) keep their contents;
-  - `#define NAME <integer expression>` becomes `#define NAME ...` (cffi
-    takes the value from the compiler); string, empty and function-like
+  - `#define NAME <integer expression>` (offsetof() included) becomes
+    `#define NAME ...` (cffi takes the value from the compiler); string, empty and function-like
     macros, and names with a double underscore (private helpers), go;
   - `_Static_assert`/`static_assert` and SPAWNKIT__SA(...) statements go;
   - a `static inline` function becomes its prototype (API mode compiles a
@@ -36,7 +36,7 @@ _KERNEL_TYPES = {
     "__u32": "uint32_t", "__s32": "int32_t", "__u16": "uint16_t",
     "__s16": "int16_t", "__u8": "uint8_t", "__s8": "int8_t",
 }
-_INT_EXPR = re.compile(r"^[\w\s()<>|&~+\-*/]+$")
+_INT_EXPR = re.compile(r"^[\w\s()<>|&~+\-*/,]+$")  # , for offsetof(T, f)
 _STATIC_ASSERT = re.compile(r"\b(?:_Static_assert|static_assert|SPAWNKIT__SA)\s*\(")
 
 

@@ -39,8 +39,14 @@ extern "C" {
 						     a new session never fits:
 						     with NO_NEW_SESSION only),
 						     else cold */
+#define SPAWNKIT_RUN_PTY		(1U << 3) /* stdin, stdout and stderr on
+						     a new pty, the child's
+						     controlling terminal
+						     (pty_rows x pty_cols);
+						     output read from the
+						     master as stdout */
 #define SPAWNKIT_RUN_FLAGS		(SPAWNKIT_RUN_NO_NEW_SESSION | SPAWNKIT_RUN_SWEEP | \
-					 SPAWNKIT_RUN_WARM)
+					 SPAWNKIT_RUN_WARM | SPAWNKIT_RUN_PTY)
 
 /* Where each of the child's standard fds goes (spawnkit_run_opts.std_mode) */
 #define SPAWNKIT_RUN_PIPE	0	/* stdin: fed from input/input_len;
@@ -96,20 +102,27 @@ struct spawnkit_run_opts {
 	 * is killed, SPAWNKIT_RUN_STOPPED).  NULL: none. */
 	int (*on_output)(void *ctx, int fd, const void *data, size_t len);
 	void *ctx;
-	/* Added after the first release (a caller built before passes the
-	 * older size and gets -1 here): an fd the run polls; once it is
-	 * readable (an eventfd written, a pipe's other end written or
-	 * closed) the run stops as on_output's non-zero return does
-	 * (SPAWNKIT_RUN_STOPPED).  Never read or closed by the run.  -1:
-	 * none.  For a run that may produce no output, from another thread. */
+	/* Fields below were added after the first release: a caller built
+	 * then passes SPAWNKIT_RUN_OPTS_SIZE_V1 and gets their defaults. */
+	/* An fd the run polls; once it is readable (an eventfd written, a
+	 * pipe's other end written or closed) the run stops as on_output's
+	 * non-zero return does (SPAWNKIT_RUN_STOPPED).  Never read or closed
+	 * by the run.  -1: none.  For a run that may produce no output, from
+	 * another thread. */
 	int stop_fd;
 	/* With SPAWNKIT_RUN_WARM: modules the warm interpreter imports once
 	 * ("json,re"), as spawnkit_warm_spawn's preload; NULL: none. */
 	const char *warm_preload;
+	unsigned short pty_rows;	/* SPAWNKIT_RUN_PTY's window: 0 is 24 */
+	unsigned short pty_cols;	/* 0 is 80 */
 };
 
-/* The size of struct spawnkit_run_opts before stop_fd (still accepted). */
+/* spawnkit_run_opts.size of the first release (up to ctx), still taken:
+ * the newer fields get their defaults then (stop_fd -1). */
 #define SPAWNKIT_RUN_OPTS_SIZE_V1	offsetof(struct spawnkit_run_opts, stop_fd)
+/* The PTY's window when pty_rows/pty_cols are 0 */
+#define SPAWNKIT_RUN_PTY_ROWS	24
+#define SPAWNKIT_RUN_PTY_COLS	80
 
 /* What happened, spawnkit_run_result.why (bits) */
 #define SPAWNKIT_RUN_TIMED_OUT		(1U << 0) /* timeout_ms passed */

@@ -45,9 +45,10 @@
 
 /*
  * spawnkit extensions of the action list (numbers appended after the
- * proposal's).  Both backends implement them (the kernel series since its
- * process-attribute patch); on an older patched kernel the kernel backend
- * hands a spawn that uses any of them to the user backend (see spawnkit.h).
+ * proposal's).  The user backend implements them all; the kernel series
+ * SETSID..CGROUP since its process-attribute patch, not SETCTTY.  The kernel
+ * backend hands a spawn the kernel cannot run (SETCTTY, or any of them on
+ * an older patched kernel) to the user backend (see spawnkit.h).
  *   SETSID     setsid(); every other field 0
  *   SETPGID    setpgid(0, fd): fd is the group (0: a new group led by the
  *              child); every other field 0
@@ -57,12 +58,16 @@
  *   CGROUP     start the child in the cgroup2 directory open as fd
  *              (clone3's CLONE_INTO_CGROUP): at most one per spawn, and it
  *              takes effect before any action runs, wherever it stands
+ *   SETCTTY    ioctl(fd, TIOCSCTTY, 0): the terminal open as fd becomes the
+ *              controlling terminal of the child's session (the child must
+ *              lead one: SETSID before it); every other field 0
  */
 #define SPAWN_TEMPLATE_ACTION_SETSID		7
 #define SPAWN_TEMPLATE_ACTION_SETPGID		8
 #define SPAWN_TEMPLATE_ACTION_UMASK		9
 #define SPAWN_TEMPLATE_ACTION_SETRLIMIT		10
 #define SPAWN_TEMPLATE_ACTION_CGROUP		11
+#define SPAWN_TEMPLATE_ACTION_SETCTTY		12
 /* The first extension number: types from here on are spawnkit's own. */
 #define SPAWN_TEMPLATE_ACTION_EXT_FIRST		SPAWN_TEMPLATE_ACTION_SETSID
 

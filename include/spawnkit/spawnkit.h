@@ -116,6 +116,35 @@ pid_t spawnkit_spawn(struct spawnkit_template *t, char *const argv[],
 		     unsigned int nr_actions, unsigned int flags, int *pidfd);
 
 /*
+ * A start that does not wait for the exec (spawnkit_spawn_start(3)).
+ * spawnkit_spawn() returns once the child has exec'd or failed, and the
+ * caller's thread waits for that; spawnkit_spawn_start() returns as soon as
+ * the child exists, with its pid, its pidfd and a start whose fd
+ * (spawnkit_start_fd) becomes readable when the exec is decided.  Then
+ * spawnkit_start_wait() says 0 (exec'd, or killed before it could: the
+ * exit status tells) or the -errno of the failed action or exec (the child
+ * then exits 127/126/1: reap it through its pidfd as any other).  flags:
+ * SPAWNKIT_SPAWN_INHERIT_FDS, SPAWNKIT_SPAWN_SETSID.  Some starts are made
+ * the ordinary way and come back decided (spawnkit_start_fd() is -1): the
+ * kernel backend, a file that is neither a #! script nor a native ELF
+ * file, argument lists near the kernel's limit.  Errors of the start
+ * itself are returned at once, nothing started: those of spawnkit_spawn()
+ * and, for a start made the ordinary way, its child's errno.
+ * spawnkit_start_free() waits for the decision if it has not come.
+ */
+struct spawnkit_start;
+pid_t spawnkit_spawn_start(struct spawnkit_template *t, char *const argv[],
+			   char *const envp[],
+			   const struct spawn_template_action *actions,
+			   unsigned int nr_actions, unsigned int flags, int *pidfd,
+			   struct spawnkit_start **startp);
+/* The fd to poll (readable once decided), -1 if decided. */
+int spawnkit_start_fd(const struct spawnkit_start *s);
+/* options: 0 (block until decided) or WNOHANG (-EAGAIN while undecided). */
+int spawnkit_start_wait(struct spawnkit_start *s, int options);
+void spawnkit_start_free(struct spawnkit_start *s);
+
+/*
  * The policy of a cache of templates keyed by path (the Python and Node
  * bindings keep one each, and both follow it):
  *  - at most spawnkit_template_cache_max() templates: an eighth of the
@@ -254,7 +283,9 @@ static inline void spawnkit_action_sigset(struct spawn_template_action *a,
  * CGROUP: EBADF (fd not open), EINVAL (not a cgroup2 directory, or two
  * CGROUP actions), EACCES (cgroup.procs not writable), EOPNOTSUPP (a kernel
  * before 5.7, or clone3 refused), EBUSY (a cgroup whose controllers are
- * enabled for its children cannot hold processes).
+ * enabled for its children cannot hold processes); SETCTTY: ENOTTY (fd is
+ * no terminal), EPERM (the child leads no session, or the terminal is
+ * another session's), EBADF.
  */
 static inline void spawnkit_action_setsid(struct spawn_template_action *a)
 {
@@ -294,6 +325,15 @@ static inline void spawnkit_action_cgroup(struct spawn_template_action *a, int c
 	memset(a, 0, sizeof(*a));
 	a->type = SPAWN_TEMPLATE_ACTION_CGROUP;
 	a->fd = cgroup_fd;
+}
+
+/* tty_fd: a terminal open in the child (after the dup2s: 0 for a pty made
+ * its stdin); the child must lead a session (a SETSID action before) */
+static inline void spawnkit_action_setctty(struct spawn_template_action *a, int tty_fd)
+{
+	memset(a, 0, sizeof(*a));
+	a->type = SPAWN_TEMPLATE_ACTION_SETCTTY;
+	a->fd = tty_fd;
 }
 
 #ifdef __cplusplus

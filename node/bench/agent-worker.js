@@ -3,11 +3,14 @@
 // hold `--resident` MiB, then run the planned agent-tools calls (a JSON
 // file from node_agent.py: argv, cwd, expected stdout and status) through
 // child_process.execFile with `--in-flight` calls outstanding, as an agent
-// runtime's tool runner does, checking every result.  The event loop's
-// delay is sampled throughout (perf_hooks.monitorEventLoopDelay).  Run
-// with or without `-r spawnkit/register`; prints one JSON object.
+// runtime's tool runner does, checking every result.  Measured: each call's
+// latency (execFile to its callback), the time execFile itself holds the
+// event loop (the synchronous start), and the loop's delay sampled
+// throughout (perf_hooks.monitorEventLoopDelay), each as p50/p90/p99/max.
+// Run with or without `-r spawnkit/register`; prints one JSON object.
 const cp = require('node:child_process');
 const fs = require('node:fs');
+const os = require('node:os');
 const { performance, monitorEventLoopDelay } = require('node:perf_hooks');
 const { makeResident } = require('./resident');
 
@@ -17,6 +20,10 @@ function arg(name, def) {
 }
 const resident = Number(arg('resident', '0'));
 const inFlight = Number(arg('in-flight', '16'));
+// --child-nice N: each tool's nice value set to N right after its start
+// (a diagnostic: how much of the loop's delay is the tools' competition
+// for the CPU rather than anything the start does).  Off by default.
+const childNice = arg('child-nice', null);
 const plan = JSON.parse(fs.readFileSync(arg('plan'), 'utf8'));
 const calls = plan.calls.map((c) => ({ ...c, stdout: Buffer.from(c.stdout, 'base64') }));
 
@@ -35,15 +42,35 @@ function check(c, status, stdout, stderr) {
   return null;
 }
 
+const latency = []; // ms, execFile to callback, per call
+const startHold = []; // ms, execFile's own return: the loop held by the start
+
 function one(c) {
   return new Promise((resolve, reject) => {
-    cp.execFile(c.argv[0], c.argv.slice(1), { cwd: c.cwd, encoding: 'buffer', maxBuffer: 64 << 20 },
+    const t0 = performance.now();
+    const child = cp.execFile(c.argv[0], c.argv.slice(1), { cwd: c.cwd, encoding: 'buffer', maxBuffer: 64 << 20 },
       (err, stdout, stderr) => {
+        latency.push(performance.now() - t0);
         if (err && typeof err.code !== 'number') return reject(new Error(`${c.argv.join(' ')}: ${err.message}`));
         const bad = check(c, err ? err.code : 0, stdout, stderr);
         return bad ? reject(new Error(`${c.argv.join(' ')} (cwd ${c.cwd}): ${bad}`)) : resolve();
       });
+    startHold.push(performance.now() - t0);
+    if (childNice !== null && child.pid) {
+      try {
+        os.setPriority(child.pid, Number(childNice));
+      } catch {
+        // gone already: nothing left to compete with
+      }
+    }
   });
+}
+
+// p50/p90/p99/max of ms values (nearest rank).
+function quantiles(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const at = (p) => s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
+  return { p50: at(50), p90: at(90), p99: at(99), max: s[s.length - 1] };
 }
 
 async function runAll(list) {
@@ -62,6 +89,8 @@ async function runAll(list) {
     const k = JSON.stringify([c.argv, c.cwd]);
     return seen.has(k) ? false : seen.add(k);
   }));
+  latency.length = 0;
+  startHold.length = 0;
   const h = monitorEventLoopDelay({ resolution: 1 });
   h.enable();
   const cpu0 = process.cpuUsage();
@@ -79,6 +108,8 @@ async function runAll(list) {
   process.stdout.write(JSON.stringify({
     rssMiB: Math.round(rss), calls: calls.length, wall_s: wall, calls_per_s: calls.length / wall,
     p50_ms: h.percentile(50) / 1e6, p99_ms: h.percentile(99) / 1e6, max_ms: h.max / 1e6,
+    loop_ms: { p50: h.percentile(50) / 1e6, p90: h.percentile(90) / 1e6, p99: h.percentile(99) / 1e6, max: h.max / 1e6 },
+    call_ms: quantiles(latency), start_hold_ms: quantiles(startHold),
     parent_cpu_ms_per_call: (cpu.user + cpu.system) / 1000 / calls.length, stats,
   }));
 })().catch((e) => {

@@ -6,7 +6,6 @@
 // as the pidfd says the child is gone, 'close' (code, signal) once it exited
 // and every stdio stream of ours closed.
 const { EventEmitter } = require('node:events');
-const fs = require('node:fs');
 const net = require('node:net');
 const native = require('./native');
 const { signalNumber, signalName } = require('./signals');
@@ -176,22 +175,12 @@ class SpawnkitChild extends EventEmitter {
     return false;
   }
 
-  // Signal the child and all its descendants, plus any escaped process
-  // still holding one of this call's pipes (see src/kill_tree.h).  Returns
-  // how many processes were signalled.
+  // Signal the child and all its descendants (spawnkit_kill_tree(3): the
+  // library's one tree kill).  Returns how many processes were signalled.
   killTree(sig = 'SIGKILL') {
     const num = signalNumber(sig);
     if (!this._handle) return 0;
-    const inodes = [];
-    for (const { fd, stream } of this._pipeFds) {
-      if (stream.destroyed) continue; // fd closed: its number may be reused
-      try {
-        inodes.push(fs.fstatSync(fd).ino);
-      } catch {
-        // closed under us: nothing to find through it
-      }
-    }
-    const n = native.killTree(this._handle, num, inodes);
+    const n = native.killTree(this._handle, num);
     if (n > 0) this.killed = true;
     return n < 0 ? 0 : n;
   }

@@ -3,24 +3,23 @@
 // the addon cannot work (macOS, no pidfds, a seccomp policy refusing them,
 // SPAWNKIT_BACKEND=fallback); backend() then says 'fallback'.
 //
-// Same API and semantics as lib/run.js: stdin ignored unless `input`,
-// output captured with a head+tail limit (maxBuffer), and a timeout or abort
-// that kills the whole tree and then gives the pipes killGraceMs to close.
-// The tree is found differently: the child starts detached (its own session
-// and process group), so a timeout is a signal to the group.  An orphan that
-// left the group (setsid) is not found: child_process's stdio are
-// socketpairs, whose other end /proc does not name; it cannot hang the call
-// (killGraceMs), but it lives on.  No templates here.
+// Same API as lib/run.js, with the options checked by the same code
+// (prepareRun): stdin ignored unless `input`, output captured with a
+// head+tail limit (maxBuffer; no marker line: there is no C library here to
+// join them), onStdout/onStderr, timeout, noOutputTimeout, waitDelay, and a
+// kill of the child's process group (newSession, the default, starts it
+// detached).  After a kill the pipes get 1 s to close.  An orphan that left
+// the group (setsid) is not found: it cannot hang the call, but it lives on.
+// rlimits, umask, cgroup and pty need the library: refused here.  No templates.
 const childProcess = require('node:child_process');
-const { HeadTail } = require('./capture');
-const { AbortError, spawnError, systemError } = require('./errors');
-const { checkFile, checkArgs } = require('./options');
-const { signalNumber } = require('./signals');
-const { captureOptions } = require('./run');
-const { resolveCommand } = require('./resolve');
+const path = require('node:path');
+const { HeadTail } = require('./fallback_capture');
+const { spawnError, systemError } = require('./errors');
+const { checkFile, prepareRun, watchAbort } = require('./options');
 const { execFileOver } = require('./exec_file');
+const { OutputStreams } = require('./run_result');
 
-const DEFAULT_KILL_GRACE_MS = 1000;
+const KILL_GRACE_MS = 1000;
 const ENOSYS = -38;
 
 class Template {
@@ -39,64 +38,84 @@ function signal(pid, sig) {
   }
 }
 
+function unavailable(opts) {
+  for (const key of ['rlimits', 'umask', 'cgroup', 'pty']) {
+    const v = opts[key];
+    if (v === null || v === -1 || v === false || (Array.isArray(v) && v.length === 0)) continue;
+    const err = new Error(`spawnkit: options.${key} needs the addon (the fallback backend has no C library)`);
+    err.code = 'ERR_FEATURE_UNAVAILABLE_ON_PLATFORM';
+    return err;
+  }
+  return null;
+}
+
 function runInternal(file, args, options) {
-  checkFile('file', file);
-  args = checkArgs(args);
-  let opts;
-  try {
-    opts = captureOptions(options ?? {});
-  } catch (err) {
-    return Promise.reject(err);
-  }
-  if (opts.signal?.aborted) {
-    return Promise.reject(new AbortError(undefined, { cause: opts.signal.reason }));
-  }
+  const prep = prepareRun(file, args, options);
+  if (prep.early) return prep.early;
+  const opts = prep.opts;
+  args = prep.args;
+  const refused = unavailable(opts);
+  if (refused) return Promise.reject(refused);
   return new Promise((resolve, reject) => {
-    // The command is resolved as lib/run.js does (a script sees the same
-    // absolute path), and a name not found fails the same way.
-    let abs;
-    try {
-      abs = resolveCommand(file, args, opts.env ?? process.env, opts.cwd);
-    } catch (err) {
-      err.cmd = [file, ...args].join(' ');
-      err.stdout = opts.encoding === 'buffer' ? Buffer.alloc(0) : '';
-      err.stderr = err.stdout;
-      reject(err);
-      return;
-    }
-    const child = childProcess.spawn(abs, args, {
+    // child_process finds a name on PATH (execvp's rules, EACCES
+    // included); a path is made absolute, so a script sees the $0 it has
+    // with the addon (its template pins the absolute path).
+    const command = file.includes('/') ? path.resolve(opts.cwd ?? '', file) : file;
+    const child = childProcess.spawn(command, args, {
       cwd: opts.cwd ?? undefined,
       env: opts.env ?? process.env,
       argv0: opts.argv0 ?? file,
-      stdio: opts.stdio,
-      detached: true,
+      stdio: [opts.stdin, 'pipe', 'pipe'],
+      detached: opts.newSession,
     });
     const out = new HeadTail(opts.maxBuffer);
     const errs = new HeadTail(opts.maxBuffer);
-    const graceMs = opts.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
     const timers = [];
     let timedOut = false;
+    let noOutput = false;
+    let waitDelayExpired = false;
     let killed = false;
-    let aborted = null;
     let startError = null;
+    let idle = null;
     const streams = [child.stdout, child.stderr];
 
-    const terminate = (sig) => {
-      if (child.pid === undefined) return;
-      const num = signalNumber(sig);
-      if (opts.killTree === false) killed = child.kill(sig) || killed;
-      else killed = signal(-child.pid, num) || killed;
-      if (graceMs >= 0) {
-        const t = setTimeout(() => {
-          for (const s of streams) if (s && !s.destroyed) s.destroy();
-        }, graceMs);
-        t.unref();
-        timers.push(t);
-      }
+    const terminate = () => {
+      if (child.pid === undefined || killed) return;
+      killed = signal(opts.newSession ? -child.pid : child.pid, 'SIGKILL') || killed;
+      const t = setTimeout(() => {
+        for (const s of streams) if (s && !s.destroyed) s.destroy();
+      }, KILL_GRACE_MS);
+      t.unref();
+      timers.push(t);
+    };
+    const later = (ms, fn) => {
+      const t = setTimeout(fn, ms);
+      timers.push(t);
+      return t;
+    };
+    const rearm = () => {
+      if (opts.noOutputTimeout === null || killed) return;
+      clearTimeout(idle);
+      idle = later(opts.noOutputTimeout, () => {
+        timedOut = noOutput = true;
+        terminate();
+      });
     };
 
-    child.stdout.on('data', (c) => out.push(c));
-    child.stderr.on('data', (c) => errs.push(c));
+    // onStdout/onStderr as with the addon (lib/run_result.js)
+    const chunks = new OutputStreams(opts);
+    const give = chunks.callback();
+    chunks.onError = terminate;
+    child.stdout.on('data', (c) => {
+      out.push(c);
+      rearm();
+      if (give) give(1, c);
+    });
+    child.stderr.on('data', (c) => {
+      errs.push(c);
+      rearm();
+      if (give) give(2, c);
+    });
     if (child.stdin) {
       child.stdin.on('error', (err) => {
         if (err.code !== 'EPIPE' && err.code !== 'ECONNRESET') startError ??= err;
@@ -107,24 +126,26 @@ function runInternal(file, args, options) {
       // Named as the caller named it, as lib/run.js and child_process do.
       if (child.pid === undefined) startError = spawnError(err.errno, file, args);
     });
-    if (opts.timeout > 0) {
-      timers.push(setTimeout(() => {
+    child.on('exit', () => {
+      if (opts.waitDelay === null) return;
+      later(opts.waitDelay, () => {
+        waitDelayExpired = true;
+        terminate();
+        for (const s of streams) if (s && !s.destroyed) s.destroy();
+      });
+    });
+    rearm();
+    if (opts.timeout) {
+      later(opts.timeout, () => {
         timedOut = true;
-        terminate(opts.killSignal);
-      }, opts.timeout));
+        terminate();
+      });
     }
-    let unwatch = null;
-    if (opts.signal) {
-      const onAbort = () => {
-        aborted = new AbortError(undefined, { cause: opts.signal.reason });
-        terminate(opts.killSignal);
-      };
-      opts.signal.addEventListener('abort', onAbort, { once: true });
-      unwatch = () => opts.signal.removeEventListener('abort', onAbort);
-    }
+    const abort = watchAbort(opts.signal, terminate);
     child.on('close', (code, sig) => {
       for (const t of timers) clearTimeout(t);
-      if (unwatch) unwatch();
+      abort.unwatch();
+      const aborted = abort.error();
       if (startError && child.pid === undefined) {
         startError.cmd = [file, ...args].join(' ');
         startError.stdout = opts.encoding === 'buffer' ? Buffer.alloc(0) : '';
@@ -132,20 +153,34 @@ function runInternal(file, args, options) {
         reject(startError);
         return;
       }
+      // A background job of a successful call goes with its group.
+      if (opts.newSession && child.pid !== undefined) signal(-child.pid, 'SIGKILL');
+      chunks.end();
+      const [oh, ot] = out.decoded(opts.encoding);
+      const [eh, et] = errs.decoded(opts.encoding);
+      const cat = (h, t) => (opts.encoding === 'buffer' ? Buffer.concat([h, t]) : h + t);
       const result = {
         pid: child.pid,
         code,
         signal: sig,
-        stdout: out.value(opts.encoding),
-        stderr: errs.value(opts.encoding),
+        stdout: cat(oh, ot),
+        stderr: cat(eh, et),
+        stdoutHead: oh,
+        stdoutTail: ot,
+        stderrHead: eh,
+        stderrTail: et,
         stdoutBytes: out.total,
         stderrBytes: errs.total,
         stdoutDropped: out.dropped,
         stderrDropped: errs.dropped,
         timedOut,
+        noOutputTimedOut: noOutput,
+        waitDelayExpired,
         killed,
       };
-      if (aborted) {
+      if (chunks.error) {
+        reject(Object.assign(chunks.error, { result }));
+      } else if (aborted) {
         Object.assign(aborted, result, { code: 'ABORT_ERR', exitCode: result.code });
         reject(aborted);
       } else {

@@ -81,13 +81,15 @@ function stdioSpec(stdio) {
 // them loudly instead of silently ignoring them.
 const UNSUPPORTED = ['shell', 'uid', 'gid', 'detached', 'serialization'];
 
-function checkSpawnOptions(opts) {
+// allow: names of UNSUPPORTED the caller takes (run() takes 'detached').
+function checkSpawnOptions(opts, { allow = [] } = {}) {
   if (opts === null || typeof opts !== 'object') {
     const err = new TypeError('The "options" argument must be of type object');
     err.code = 'ERR_INVALID_ARG_TYPE';
     throw err;
   }
   for (const k of UNSUPPORTED) {
+    if (allow.includes(k)) continue;
     if (opts[k] !== undefined && opts[k] !== false) {
       const err = new TypeError(`spawnkit: option '${k}' is not supported`);
       err.code = 'ERR_INVALID_ARG_VALUE';
@@ -113,4 +115,42 @@ function checkSpawnOptions(opts) {
   return opts;
 }
 
-module.exports = { checkString, checkFile, checkArgs, envPairs, stdioSpec, checkSpawnOptions };
+// The start of run() and execFile(), in lib/run.js and lib/fallback.js
+// alike: a bad file or args throws (as child_process.execFile does); bad
+// options and an already aborted signal reject.  Returns { args, opts }
+// (opts checked and normalised by lib/run_options.js), or { early } with
+// the rejected promise to return.
+function prepareRun(file, args, options) {
+  // Required here: lib/run_options.js builds on this module.
+  const { runOptions } = require('./run_options');
+  const { AbortError } = require('./errors');
+  checkFile('file', file);
+  args = checkArgs(args);
+  let opts;
+  try {
+    opts = runOptions(options ?? {});
+  } catch (err) {
+    return { early: Promise.reject(err) };
+  }
+  if (opts.signal?.aborted) {
+    return { early: Promise.reject(new AbortError(undefined, { cause: opts.signal.reason })) };
+  }
+  return { args, opts };
+}
+
+// run()'s abort, in lib/run.js and lib/fallback.js alike: stop() once the
+// signal aborts.  error() is the AbortError then (null before); unwatch()
+// when the run ended.
+function watchAbort(signal, stop) {
+  if (!signal) return { error: () => null, unwatch() {} };
+  const { AbortError } = require('./errors');
+  let error = null;
+  const onAbort = () => {
+    error = new AbortError(undefined, { cause: signal.reason });
+    stop();
+  };
+  signal.addEventListener('abort', onAbort, { once: true });
+  return { error: () => error, unwatch: () => signal.removeEventListener('abort', onAbort) };
+}
+
+module.exports = { checkString, checkFile, checkArgs, envPairs, stdioSpec, checkSpawnOptions, prepareRun, watchAbort };

@@ -2,17 +2,23 @@
 // Promise helpers over cached templates: run() resolves with whatever the
 // command did; execFile() rejects like util.promisify(child_process.execFile)
 // when it did not exit 0.
+//
+// A run is one spawnkit_run() call (man 3 spawnkit_run) on a thread of its
+// own (src/run_async.c): the session, stdin, head+tail capture, timeouts,
+// wait delay and tree kill are the C library's, the same as Python's.
+// This file only converts: options to a spec, the C result to run()'s.
 const { TemplateCache, REMAKES } = require('./cache');
-const { HeadTail } = require('./capture');
-const { spawnError, AbortError, isAsyncSpawnError, syncSpawnError } = require('./errors');
+const { spawnError, systemError, isAsyncSpawnError, syncSpawnError, errnoName } = require('./errors');
 const { resolveCommand } = require('./resolve');
 const { execFileOver } = require('./exec_file');
-const { checkFile, checkArgs, checkSpawnOptions } = require('./options');
+const { envPairs, checkString, prepareRun, watchAbort } = require('./options');
+const { runResult, OutputStreams } = require('./run_result');
+const native = require('./native');
 
 const ESTALE = -116;
 const EACCES = -13;
 const ENOENT = -2;
-const DEFAULT_MAX_BUFFER = 1024 * 1024; // child_process.execFile's default
+const ECHILD = -10;
 
 // Absolute path -> Template, bounded (lib/cache.js).  A template that went
 // stale (the file was replaced, e.g. a package upgrade renamed a new binary
@@ -28,119 +34,147 @@ function configureTemplateCache(options) {
   cache.configure(options ?? {});
 }
 
-function startCached(file, args, opts) {
-  const env = opts.env ?? process.env;
-  const abs = resolveCommand(file, args, env, opts.cwd);
-  for (let attempt = 0; ; attempt++) {
-    let t;
+// What the cgroup option's failures say: the library refuses anything but a
+// writable cgroup2 directory (EINVAL, EACCES, EOPNOTSUPP before Linux 5.7).
+function cgroupError(errno, dir, file, args) {
+  const code = errnoName(errno);
+  const err = new Error(`spawn ${file}: options.cgroup ${JSON.stringify(dir)} is not a writable cgroup2 directory (${code})`);
+  Object.assign(err, { errno, code, syscall: `spawn ${file}`, path: dir, spawnargs: args });
+  return err;
+}
+
+function toSpec(t, file, args, opts) {
+  const half = Number.isFinite(opts.maxBuffer) ? Math.floor(opts.maxBuffer / 2) : Infinity;
+  const tail = Number.isFinite(opts.maxBuffer) ? opts.maxBuffer - half : 0;
+  return {
+    tmpl: t._h,
+    argv: [checkString('options.argv0', opts.argv0 ?? file), ...args],
+    envp: envPairs(opts.env ?? process.env),
+    cwd: opts.cwd ?? null,
+    input: opts.input ?? null,
+    stdinInherit: opts.stdin === 'inherit',
+    caps: [half, tail, half, tail],
+    timeoutMs: opts.timeout ?? -1,
+    noOutputTimeoutMs: opts.noOutputTimeout ?? -1,
+    waitDelayMs: opts.waitDelay ?? -1,
+    newSession: opts.newSession,
+    warm: opts.warm,
+    pty: opts.pty,
+    ptyRows: opts.ptySize?.[0] ?? 0,
+    ptyCols: opts.ptySize?.[1] ?? 0,
+    preload: opts.warm ? opts.preload : null,
+    rlimits: opts.rlimits,
+    umask: opts.umask,
+    cgroup: opts.cgroup,
+    // the marker line at a line boundary in text mode; between the
+    // bytes as they are for Buffers; marker: false joins them bare
+    marker: opts.marker,
+    text: opts.encoding !== 'buffer',
+  };
+}
+
+// What the library's CGROUP action refuses with: EINVAL (not cgroup2),
+// EACCES/EPERM/EROFS (not writable), EOPNOTSUPP (before Linux 5.7).
+const CGROUP_ERRORS = [-22, -13, -1, -30, -95];
+
+// A start that failed (-errno, nothing ran): the error child_process would
+// give.  bare: thrown by child_process before any callback (no cmd, ...).
+// atCgroup: the cgroup directory could not be opened.
+function startError(errno, file, args, opts, atCgroup = false) {
+  if (atCgroup || (opts.cgroup !== null && CGROUP_ERRORS.includes(errno))) {
+    return cgroupError(errno, opts.cgroup, file, args);
+  }
+  if (!isAsyncSpawnError(errno)) {
+    const err = syncSpawnError(errno);
+    err.bare = true;
+    return err;
+  }
+  return spawnError(errno, file, args);
+}
+
+function failed(err, file, args, opts, reject) {
+  if (err.bare) {
+    // child_process.execFile throws these before any callback exists.
+    delete err.bare;
+  } else {
+    err.cmd = [file, ...args].join(' ');
+    err.stdout = opts.encoding === 'buffer' ? Buffer.alloc(0) : '';
+    err.stderr = err.stdout;
+  }
+  reject(err);
+}
+
+// One attempt: resolve, take the cached template, run.  A stale template
+// (ESTALE, or EACCES after a credential change) is made again.
+function start(file, args, opts, resolve, reject, attempt) {
+  let abs;
+  let t;
+  try {
+    abs = resolveCommand(file, args, opts.env ?? process.env, opts.cwd);
     try {
       t = cache.get(abs);
     } catch (err) {
       // Report the name the caller used, as child_process does.
       throw spawnError(err.errno ?? ENOENT, file, args);
     }
-    const child = t._start(args, { ...opts, argv0: opts.argv0 ?? file });
-    if (typeof child !== 'number') return child;
-    if ((child === ESTALE || child === EACCES) && attempt < REMAKES) {
-      cache.drop(abs);
-      continue;
-    }
-    if (child === ESTALE || child === ENOENT) cache.drop(abs);
-    if (!isAsyncSpawnError(child)) {
-      const err = syncSpawnError(child);
-      err.bare = true;
-      throw err;
-    }
-    throw spawnError(child, file, args);
-  }
-}
-
-function captureOptions(options) {
-  const opts = checkSpawnOptions(options);
-  const maxBuffer = opts.maxBuffer ?? DEFAULT_MAX_BUFFER;
-  if (!(maxBuffer === Infinity || (Number.isInteger(maxBuffer) && maxBuffer >= 0))) {
-    const err = new RangeError(`The "options.maxBuffer" property must be >= 0. Received ${maxBuffer}`);
-    err.code = 'ERR_OUT_OF_RANGE';
-    throw err;
-  }
-  const hasInput = opts.input !== undefined;
-  return {
-    ...opts,
-    maxBuffer,
-    encoding: opts.encoding ?? 'utf8',
-    killSignal: opts.killSignal ?? 'SIGKILL',
-    stdio: [hasInput ? 'pipe' : (opts.stdin ?? 'ignore'), 'pipe', 'pipe'],
-  };
-}
-
-// The shared body: start, capture, wait for 'close'.
-function runInternal(file, args, options) {
-  checkFile('file', file);
-  args = checkArgs(args);
-  let opts;
-  try {
-    opts = captureOptions(options ?? {});
   } catch (err) {
-    return Promise.reject(err);
+    failed(err, file, args, opts, reject);
+    return;
   }
-  if (opts.signal?.aborted) {
-    return Promise.reject(new AbortError(undefined, { cause: opts.signal.reason }));
-  }
-  return new Promise((resolve, reject) => {
-    let child;
-    try {
-      child = startCached(file, args, opts);
-    } catch (err) {
-      if (err.bare) {
-        // child_process.execFile throws these before any callback exists.
-        delete err.bare;
-        reject(err);
+  const streams = new OutputStreams(opts);
+  let handle = null;
+  let abort = null;
+  const onDone = (res) => {
+    handle = null;
+    abort?.unwatch();
+    const aborted = abort?.error();
+    if (res.errno < 0) {
+      const e = res.errno;
+      if ((e === ESTALE || e === EACCES) && attempt < REMAKES) {
+        cache.drop(abs);
+        start(file, args, opts, resolve, reject, attempt + 1);
         return;
       }
-      err.cmd = [file, ...args].join(' ');
-      err.stdout = opts.encoding === 'buffer' ? Buffer.alloc(0) : '';
-      err.stderr = err.stdout;
-      reject(err);
+      if (e === ESTALE || e === ENOENT) cache.drop(abs);
+      failed(startError(e, file, args, opts), file, args, opts, reject);
       return;
     }
-    const out = new HeadTail(opts.maxBuffer);
-    const errs = new HeadTail(opts.maxBuffer);
-    let aborted = null;
-    child.stdout.on('data', (c) => out.push(c));
-    child.stderr.on('data', (c) => errs.push(c));
-    let lost = null;
-    child.on('error', (err) => {
-      if (err.name === 'AbortError') aborted = err;
-      else if (err.syscall === 'waitid') lost = err; // exit status lost
-    });
-    if (opts.input !== undefined) child.stdin.end(opts.input);
-    child.on('close', (code, signal) => {
-      const result = {
-        pid: child.pid,
-        code,
-        signal,
-        stdout: out.value(opts.encoding),
-        stderr: errs.value(opts.encoding),
-        stdoutBytes: out.total,
-        stderrBytes: errs.total,
-        stdoutDropped: out.dropped,
-        stderrDropped: errs.dropped,
-        timedOut: child.timedOut,
-        killed: child.killed,
-      };
-      if (aborted) {
-        // What the call saw before the abort; code stays 'ABORT_ERR'.
-        Object.assign(aborted, result, { code: 'ABORT_ERR', exitCode: result.code });
-        reject(aborted);
-      } else if (lost) {
-        // Never resolve with an exit code nobody saw.
-        Object.assign(lost, result, { code: lost.code, exitCode: null });
-        reject(lost);
-      } else {
-        resolve(result);
-      }
-    });
-  });
+    streams.end();
+    const result = runResult(res, opts);
+    if (streams.error) {
+      // A callback threw: the run was stopped, the call fails with it.
+      reject(Object.assign(streams.error, { result }));
+    } else if (aborted) {
+      // What the call saw before the abort; code stays 'ABORT_ERR'.
+      Object.assign(aborted, result, { code: 'ABORT_ERR', exitCode: result.code });
+      reject(aborted);
+    } else if (res.code === ECHILD) {
+      // Never resolve with an exit code nobody saw.
+      const lost = systemError(ECHILD, 'waitid');
+      Object.assign(lost, result, { code: lost.code, exitCode: null });
+      reject(lost);
+    } else {
+      resolve(result);
+    }
+  };
+  const stop = () => {
+    if (handle) native.runStop(handle);
+  };
+  streams.onError = stop;
+  const spec = toSpec(t, file, args, opts);
+  const h = native.runStart(spec, streams.callback(), onDone);
+  if (typeof h === 'number') {
+    failed(startError(h, file, args, opts, spec.failedAt === 'cgroup'), file, args, opts, reject);
+    return;
+  }
+  handle = h;
+  abort = watchAbort(opts.signal, stop);
+}
+
+function runInternal(file, args, options) {
+  const prep = prepareRun(file, args, options);
+  if (prep.early) return prep.early;
+  return new Promise((resolve, reject) => start(file, prep.args, prep.opts, resolve, reject, 0));
 }
 
 // run(cmd, args, options) -> Promise<RunResult>; rejects only when the
@@ -157,13 +191,12 @@ const execFile = execFileOver(runInternal);
 // The library's warm-template counters (docs/warm.md), as Python's
 // spawnkit.warm_stats() gives them.
 function warmStats() {
-  const [warmSpawns, coldFallbacks, started, restarted, shutDown, reasons] =
-    require('./native').warmStats();
+  const [warmSpawns, coldFallbacks, started, restarted, shutDown, reasons] = native.warmStats();
   return { warmSpawns, coldFallbacks, reasons, started, restarted, shutDown };
 }
 
 function warmShutdown() {
-  require('./native').warmShutdown();
+  native.warmShutdown();
 }
 
 module.exports = {
@@ -174,7 +207,6 @@ module.exports = {
   templateCacheSize: () => cache.size,
   templateCacheMaxSize: () => cache.maxSize,
   _templateCache: cache,
-  captureOptions,
   warmStats,
   warmShutdown,
 };

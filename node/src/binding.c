@@ -13,13 +13,14 @@
  *   spawn(tmpl, argv[], envp[]|null, cwd|null, [s0,s1,s2], flags, onExit)
  *                                             -> [pid, fd0, fd1, fd2, child] | -errno
  *   kill(child, sig)                          -> 0 | -errno
- *   killTree(child, sig, inodes[])            -> count | -errno
+ *   killTree(child, sig)                      -> count | -errno
  *   ref(child, bool)
  *   pathsearch(name, PATH, cwd|null)          -> string | -errno
  *   templateCacheMax()                        -> number (the cache policy's bound)
  *   STALE_RETRIES, templateCacheIdleSec       the policy's constants
  *   backend()                                 -> SPAWNKIT_BACKEND_* | -errno
  *                                                (-ENOSYS: use lib/fallback.js)
+ *   runStart(spec, onOutput, onDone), runStop(handle)   run() (run_async.h)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -33,7 +34,7 @@
 
 #include "binding_util.h"
 #include "child_watch.h"
-#include "kill_tree.h"
+#include "run_async.h"
 #include "stdio_plan.h"
 #include <spawnkit/batch.h>
 #include "pidfd.h"
@@ -124,11 +125,24 @@ static void box_finalize(napi_env env, void *data, void *hint)
 
 struct template_box *get_box(napi_env env, napi_value v)
 {
-	void *p = NULL;
+	struct template_box *b = NULL;
 
-	if (napi_get_value_external(env, v, &p) != napi_ok)
+	if (napi_get_value_external(env, v, (void **)&b) != napi_ok || (b && b->closed))
 		return NULL;
-	return p;
+	return b;
+}
+
+void box_hold(struct template_box *b)
+{
+	b->busy++;
+}
+
+void box_release(struct template_box *b)
+{
+	if (--b->busy == 0 && b->closed) {
+		spawnkit_template_destroy(b->t);
+		b->t = NULL;
+	}
 }
 
 static napi_value js_template_create(napi_env env, napi_callback_info info)
@@ -172,7 +186,9 @@ static napi_value js_template_destroy(napi_env env, napi_callback_info info)
 
 	CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
 	b = get_box(env, argv[0]);
-	if (b) {
+	if (b && b->busy) {
+		b->closed = 1;		/* box_release destroys it */
+	} else if (b) {
 		spawnkit_template_destroy(b->t);
 		b->t = NULL;
 	}
@@ -215,30 +231,24 @@ static napi_value js_spawn(napi_env env, napi_callback_info info)
 	struct template_box *b;
 	struct stdio_plan plan;
 	struct child_watch *w;
-	char **args = NULL, **envp = NULL, *cwd = NULL, *preload = NULL;
+	struct spawn_call c;
+	char **args, **envp, *cwd, *preload = NULL;
 	int spec[3], pidfd = -1, r;
 	uint32_t flags;
 	pid_t pid;
 
+	memset(&c, 0, sizeof(c));
 	CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-	b = get_box(env, argv[0]);
-	if (!b || !b->t)
-		return num(env, -EBADF);
-	args = dup_string_array(env, argv[1]);
-	if (!args)
+	r = spawn_call_parse(env, argv, &c);
+	if (r < 0) {
+		if (r != -1)
+			result = num(env, r);
 		goto out;
-	CHECK(napi_typeof(env, argv[2], &type));
-	if (type != napi_null && type != napi_undefined) {
-		envp = dup_string_array(env, argv[2]);
-		if (!envp)
-			goto out;
 	}
-	CHECK(napi_typeof(env, argv[3], &type));
-	if (type == napi_string) {
-		cwd = dup_string(env, argv[3]);
-		if (!cwd)
-			goto out;
-	}
+	b = c.box;
+	args = c.argv;
+	envp = c.envp;
+	cwd = c.cwd;
 	for (int i = 0; i < 3; i++) {
 		CHECK(napi_get_element(env, argv[4], i, &item));
 		CHECK(napi_get_value_int32(env, item, &spec[i]));
@@ -274,15 +284,8 @@ static napi_value js_spawn(napi_env env, napi_callback_info info)
 		result = num(env, pid);
 		goto out;
 	}
-	r = child_watch_start(env, pid, pidfd, argv[6], &w);
+	r = watch_or_reap(env, pid, pidfd, argv[6], NULL, NULL, plan.parent_fd, 3, &w);
 	if (r < 0) {
-		/* Cannot watch it: do not leave an orphan running. */
-		sk_pidfd_signal(pidfd, SIGKILL);
-		spawnkit_pidfd_wait(pidfd, 0, &(int){ 0 });
-		close(pidfd);
-		for (int i = 0; i < 3; i++)
-			if (plan.parent_fd[i] >= 0)
-				close(plan.parent_fd[i]);
 		result = num(env, r);
 		goto out;
 	}
@@ -293,9 +296,7 @@ static napi_value js_spawn(napi_env env, napi_callback_info info)
 		CHECK(napi_set_element(env, result, 1 + i, num(env, plan.parent_fd[i])));
 	CHECK(napi_set_element(env, result, 4, ext));
 out:
-	free(args);
-	free(envp);
-	free(cwd);
+	spawn_call_free(&c);
 	free(preload);
 	return result;
 napi_fail:
@@ -362,28 +363,17 @@ napi_fail:
 
 static napi_value js_kill_tree(napi_env env, napi_callback_info info)
 {
-	size_t argc = 3;
-	napi_value argv[3], item;
+	size_t argc = 2;
+	napi_value argv[2];
 	struct child_watch *w;
-	unsigned long ino[3];
-	uint32_t n = 0;
 	int sig;
-	double d;
 
 	CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
 	w = get_child(env, argv[0]);
 	if (!w)
 		return num(env, -EINVAL);
 	CHECK(napi_get_value_int32(env, argv[1], &sig));
-	CHECK(napi_get_array_length(env, argv[2], &n));
-	if (n > 3)
-		n = 3;
-	for (uint32_t i = 0; i < n; i++) {
-		CHECK(napi_get_element(env, argv[2], i, &item));
-		CHECK(napi_get_value_double(env, item, &d));
-		ino[i] = (unsigned long)d;
-	}
-	return num(env, child_watch_kill_tree(w, sig, ino, (int)n));
+	return num(env, child_watch_kill_tree(w, sig));
 napi_fail:
 	return NULL;
 }
@@ -464,6 +454,8 @@ static napi_value init(napi_env env, napi_value exports)
 		{ "pathsearch", NULL, js_pathsearch, NULL, NULL, NULL, napi_default, NULL },
 		{ "templateCacheMax", NULL, js_template_cache_max, NULL, NULL, NULL, napi_default, NULL },
 		{ "backend", NULL, js_backend, NULL, NULL, NULL, napi_default, NULL },
+		{ "runStart", NULL, js_run_start, NULL, NULL, NULL, napi_default, NULL },
+		{ "runStop", NULL, js_run_stop, NULL, NULL, NULL, napi_default, NULL },
 	};
 
 	if (napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props) != napi_ok)

@@ -5,12 +5,16 @@
  * routed and builds Node's objects; these start the child with
  * compat_plan's stdio and, for spawnSync, run sync_wait.
  *
- *   compatSpawn(tmpl, argv[], envp[], cwd|null, spec[], detached, onExit)
- *       -> [pid, child, fds[]] | -errno
+ *   compatSpawn(tmpl, argv[], envp[], cwd|null, spec[], detached, onExit,
+ *               onSpawn) -> [pid, child, fds[], pending] | -errno
+ *       returns before the child's exec (spawnkit_spawn_start(3)); if
+ *       pending, onSpawn(0 | -errno) says later how the exec went, always
+ *       before onExit (which a failed exec does not get)
  *   compatSpawnSync(tmpl, argv[], envp[], cwd|null, spec[], detached,
  *                   readable[], inputs[], timeoutMs, maxBuffer, killSignal)
  *       -> [pid, exited, status, termsig, error, outputs[]] | -errno
  *   compatPipes(spec[]) -> fds[] | -errno   (see js_compat_pipes)
+ *   compatSettle(child) -> 1 | 0 | -errno   (see js_compat_settle)
  *
  * spec[i] is COMPAT_PIPE (-1), COMPAT_IGNORE (-2) or a parent fd; detached
  * (a new session) is SPAWNKIT_SPAWN_SETSID, -EOPNOTSUPP where the backend
@@ -31,45 +35,24 @@
 #define CHECK(call) do { if ((call) != napi_ok) goto napi_fail; } while (0)
 
 struct start {
-	struct template_box *box;
-	char **argv, **envp, *cwd;
+	struct spawn_call c;
 	int spec[COMPAT_MAX_SLOTS];
 	int n;
 	bool detached;
 };
 
-static void start_free(struct start *s)
-{
-	free(s->argv);
-	free(s->envp);
-	free(s->cwd);
-}
-
 /* argv[0..5] of either call.  0, or -1 with an exception pending, or
- * -errno to return as a number. */
+ * -errno to return as a number.  spawn_call_free(&s->c) in every case. */
 static int start_parse(napi_env env, napi_value *argv, struct start *s)
 {
-	napi_valuetype type;
 	napi_value item;
 	uint32_t n;
+	int r;
 
 	memset(s, 0, sizeof(*s));
-	s->box = get_box(env, argv[0]);
-	if (!s->box || !s->box->t)
-		return -EBADF;
-	s->argv = dup_string_array(env, argv[1]);
-	if (!s->argv)
-		return -1;
-	s->envp = dup_string_array(env, argv[2]);
-	if (!s->envp)
-		return -1;
-	if (napi_typeof(env, argv[3], &type) != napi_ok)
-		return -1;
-	if (type == napi_string) {
-		s->cwd = dup_string(env, argv[3]);
-		if (!s->cwd)
-			return -1;
-	}
+	r = spawn_call_parse(env, argv, &s->c);
+	if (r < 0)
+		return r;
 	if (napi_get_array_length(env, argv[4], &n) != napi_ok)
 		return -1;
 	if (n > COMPAT_MAX_SLOTS)
@@ -84,29 +67,53 @@ static int start_parse(napi_env env, napi_value *argv, struct start *s)
 	return 0;
 }
 
-/* Start the child; fills plan (our ends) and pidfd.  pid or -errno. */
+static unsigned int start_flags(const struct start *s)
+{
+	return SPAWNKIT_SPAWN_INHERIT_FDS | (s->detached ? SPAWNKIT_SPAWN_SETSID : 0);
+}
+
+/* spawnSync's start: the call blocks until the child is done anyway, so
+ * the vfork-style spawn.  Fills plan (our ends) and pidfd; pid or -errno. */
 static pid_t start_child(struct start *s, struct compat_plan *plan, int *pidfd)
 {
 	pid_t pid;
 	int r;
 
-	r = compat_plan_build(plan, s->spec, s->n, s->cwd);
+	r = compat_plan_build(plan, s->spec, s->n, s->c.cwd);
 	if (r < 0)
 		return r;
-	pid = spawnkit_spawn(s->box->t, s->argv, s->envp, plan->actions,
-			     plan->nr_actions, SPAWNKIT_SPAWN_INHERIT_FDS |
-			     (s->detached ? SPAWNKIT_SPAWN_SETSID : 0), pidfd);
+	pid = spawnkit_spawn(s->c.box->t, s->c.argv, s->c.envp, plan->actions,
+			     plan->nr_actions, start_flags(s), pidfd);
+	compat_plan_finish(plan, pid >= 0);
+	return pid;
+}
+
+/* spawn's start: returns before the exec (spawnkit_spawn_start(3)), so the
+ * event loop never waits for the child to be scheduled. */
+static pid_t start_child_async(struct start *s, struct compat_plan *plan, int *pidfd,
+			       struct spawnkit_start **st)
+{
+	pid_t pid;
+	int r;
+
+	r = compat_plan_build(plan, s->spec, s->n, s->c.cwd);
+	if (r < 0)
+		return r;
+	pid = spawnkit_spawn_start(s->c.box->t, s->c.argv, s->c.envp, plan->actions,
+				   plan->nr_actions, start_flags(s), pidfd, st);
 	compat_plan_finish(plan, pid >= 0);
 	return pid;
 }
 
 static napi_value js_compat_spawn(napi_env env, napi_callback_info info)
 {
-	size_t argc = 7;
-	napi_value argv[7], result = NULL, ext, fds;
+	size_t argc = 8;
+	napi_value argv[8], result = NULL, ext, fds, pending;
 	struct compat_plan *plan = malloc(sizeof(*plan));
+	struct spawnkit_start *st = NULL;
 	struct child_watch *w;
-	struct start s;
+	struct start s = { 0 };
+	bool is_pending;
 	int pidfd = -1, r;
 	pid_t pid;
 
@@ -119,20 +126,20 @@ static napi_value js_compat_spawn(napi_env env, napi_callback_info info)
 			result = num(env, r);
 		goto out;
 	}
-	pid = start_child(&s, plan, &pidfd);
+	pid = start_child_async(&s, plan, &pidfd, &st);
 	if (pid < 0) {
 		result = num(env, pid);
 		goto out;
 	}
-	r = child_watch_start(env, pid, pidfd, argv[6], &w);
+	if (spawnkit_start_fd(st) < 0) {
+		/* decided on return (exec'd: a failure came back as -errno) */
+		spawnkit_start_free(st);
+		st = NULL;
+	}
+	is_pending = st != NULL;
+	r = watch_or_reap(env, pid, pidfd, argv[6], st, argv[7], plan->parent_fd, s.n, &w);
+	st = NULL;	/* the watch's, or freed */
 	if (r < 0) {
-		/* Cannot watch it: do not leave an orphan running. */
-		sk_pidfd_signal(pidfd, SIGKILL);
-		waitid(P_PIDFD, (id_t)pidfd, &(siginfo_t){ 0 }, WEXITED);
-		close(pidfd);
-		for (int i = 0; i < s.n; i++)
-			if (plan->parent_fd[i] >= 0)
-				close(plan->parent_fd[i]);
 		result = num(env, r);
 		goto out;
 	}
@@ -140,12 +147,15 @@ static napi_value js_compat_spawn(napi_env env, napi_callback_info info)
 	CHECK(napi_create_array_with_length(env, (size_t)s.n, &fds));
 	for (int i = 0; i < s.n; i++)
 		CHECK(napi_set_element(env, fds, (uint32_t)i, num(env, plan->parent_fd[i])));
-	CHECK(napi_create_array_with_length(env, 3, &result));
+	CHECK(napi_get_boolean(env, is_pending, &pending));
+	CHECK(napi_create_array_with_length(env, 4, &result));
 	CHECK(napi_set_element(env, result, 0, num(env, pid)));
 	CHECK(napi_set_element(env, result, 1, ext));
 	CHECK(napi_set_element(env, result, 2, fds));
+	CHECK(napi_set_element(env, result, 3, pending));
 out:
-	start_free(&s);
+	spawnkit_start_free(st);
+	spawn_call_free(&s.c);
 	free(plan);
 	return result;
 napi_fail:
@@ -160,7 +170,7 @@ static napi_value js_compat_spawn_sync(napi_env env, napi_callback_info info)
 	struct compat_plan *plan = malloc(sizeof(*plan));
 	struct sync_slot *slots = NULL;
 	struct sync_result res;
-	struct start s;
+	struct start s = { 0 };
 	double timeout, max_buffer;
 	int pidfd = -1, kill_sig, r;
 	pid_t pid;
@@ -240,12 +250,27 @@ out:
 		for (int i = 0; i < s.n; i++)
 			free(slots[i].out);
 	free(slots);
-	start_free(&s);
+	spawn_call_free(&s.c);
 	free(plan);
 	return result;
 napi_fail:
 	result = NULL;
 	goto out;
+}
+
+/* compatSettle(child) -> 1 (nothing pending) | 0 | -errno: the start's
+ * outcome now (child_watch_settle), for an event before 'spawn'. */
+static napi_value js_compat_settle(napi_env env, napi_callback_info info)
+{
+	size_t argc = 1;
+	napi_value argv[1];
+	void *w = NULL;
+
+	CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+	CHECK(napi_get_value_external(env, argv[0], &w));
+	return num(env, child_watch_settle(w));
+napi_fail:
+	return NULL;
 }
 
 /* Our ends of fresh socketpairs for the COMPAT_PIPE slots, the other ends
@@ -298,6 +323,7 @@ napi_status compat_binding_init(napi_env env, napi_value exports)
 		{ "compatSpawn", NULL, js_compat_spawn, NULL, NULL, NULL, napi_default, NULL },
 		{ "compatSpawnSync", NULL, js_compat_spawn_sync, NULL, NULL, NULL, napi_default, NULL },
 		{ "compatPipes", NULL, js_compat_pipes, NULL, NULL, NULL, napi_default, NULL },
+		{ "compatSettle", NULL, js_compat_settle, NULL, NULL, NULL, napi_default, NULL },
 	};
 
 	return napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props);

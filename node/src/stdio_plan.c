@@ -35,19 +35,25 @@ static int make_pipe(struct stdio_plan *p, int slot)
 	return 0;
 }
 
-static void add_signal_reset(struct stdio_plan *p)
+unsigned int signal_reset_actions(struct spawn_template_action *a, struct signal_reset *s)
 {
-	sigemptyset(&p->all_signals);
-	sigemptyset(&p->no_signals);
+	sigemptyset(&s->all_signals);
+	sigemptyset(&s->no_signals);
 	for (int sig = 1; sig < NSIG; sig++) {
 		if (sig == SIGKILL || sig == SIGSTOP)
 			continue;
-		sigaddset(&p->all_signals, sig);	/* glibc refuses 32/33: fine */
+		sigaddset(&s->all_signals, sig);	/* glibc refuses 32/33: fine */
 	}
-	spawnkit_action_sigset(next_action(p), SPAWN_TEMPLATE_ACTION_SIGDEFAULT,
-			       &p->sigdefault, &p->all_signals);
-	spawnkit_action_sigset(next_action(p), SPAWN_TEMPLATE_ACTION_SIGMASK,
-			       &p->sigmask, &p->no_signals);
+	spawnkit_action_sigset(&a[0], SPAWN_TEMPLATE_ACTION_SIGDEFAULT,
+			       &s->sigdefault, &s->all_signals);
+	spawnkit_action_sigset(&a[1], SPAWN_TEMPLATE_ACTION_SIGMASK,
+			       &s->sigmask, &s->no_signals);
+	return 2;
+}
+
+static void add_signal_reset(struct stdio_plan *p)
+{
+	p->nr_actions += signal_reset_actions(&p->actions[p->nr_actions], &p->sig);
 }
 
 int stdio_plan_build(struct stdio_plan *p, const int spec[3], const char *cwd)

@@ -21,11 +21,20 @@
 
 #define STDIO_PLAN_MAX_ACTIONS 16	/* 2 signal + 3 staging + 3 slots + cwd */
 
+/* What two SIGDEFAULT/SIGMASK actions point to (kept while they are used). */
+struct signal_reset {
+	struct spawn_template_sigset sigdefault, sigmask;
+	sigset_t all_signals, no_signals;
+};
+
+/* Fill a[0], a[1]: every disposition to default, an empty mask, as libuv's
+ * children start.  Returns 2 (the actions used).  run() uses it too. */
+unsigned int signal_reset_actions(struct spawn_template_action *a, struct signal_reset *s);
+
 struct stdio_plan {
 	struct spawn_template_action actions[STDIO_PLAN_MAX_ACTIONS];
 	struct spawn_template_open opens[3];
-	struct spawn_template_sigset sigdefault, sigmask;
-	sigset_t all_signals, no_signals;
+	struct signal_reset sig;
 	unsigned int nr_actions;
 	int parent_fd[3];	/* our end of each pipe, else -1 */
 	int child_fd[3];	/* the child's end, closed once spawn returned */

@@ -46,17 +46,14 @@ test('a grandchild holding stdout after its parent exited does not hang the call
   await assertAllDead(pidsOf(r.stdout.replace('parent-done', '')));
 });
 
-test('a grandchild ignoring the kill signal: the call still ends after the grace period', async (t) => {
+test('run() kills with SIGKILL: a grandchild ignoring SIGTERM dies all the same', async () => {
   const t0 = Date.now();
-  const r = await sk.run('sh', ['-c', "sh -c 'trap \"\" TERM; echo $$; exec sleep 30' & wait"],
-    { timeout: 200, killSignal: 'SIGTERM', killGraceMs: 300 });
+  const r = await sk.run('sh', ['-c', "sh -c 'trap \"\" TERM; echo $$; exec sleep 30' & wait"], { timeout: 200 });
   const pids = pidsOf(r.stdout);
-  t.after(() => pids.forEach((p) => { try { process.kill(p, 'SIGKILL'); } catch {} }));
-  const elapsed = Date.now() - t0;
   assert.equal(r.timedOut, true);
-  assert.ok(elapsed >= 450 && elapsed < 5000, `took ${elapsed} ms`);
   assert.equal(pids.length, 1);
-  assert.equal(processState(pids[0]), 'alive', 'the test must really have a survivor');
+  assert.ok(Date.now() - t0 < 5000);
+  await assertAllDead(pids);
 });
 
 test('a deep tree is killed to the last process', async () => {
@@ -66,13 +63,17 @@ test('a deep tree is killed to the last process', async () => {
   await assertAllDead(pids);
 });
 
-test('killTree: false kills only the child', async (t) => {
-  const r = await sk.run('sh', ['-c', 'sleep 30 & echo $!; wait'], { timeout: 300, killTree: false, killGraceMs: 200 });
-  const pids = pidsOf(r.stdout);
-  t.after(() => pids.forEach((p) => { try { process.kill(p, 'SIGKILL'); } catch {} }));
-  assert.equal(r.timedOut, true);
-  assert.equal(r.signal, 'SIGKILL');
-  assert.equal(processState(pids[0]), 'alive');
+// Documented change (README): run() is one spawnkit_run call, which always
+// ends a run by killing the whole tree with SIGKILL, so the Template.spawn
+// options that chose otherwise are refused rather than ignored.
+test('run() refuses killSignal other than SIGKILL, killTree: false, killGraceMs', async () => {
+  const bad = [{ killSignal: 'SIGTERM' }, { killTree: false }, { killGraceMs: 200 }, { inheritFds: true }];
+  for (const o of bad) {
+    await assert.rejects(sk.run('true', [], o), { code: 'ERR_INVALID_ARG_VALUE' }, JSON.stringify(o));
+  }
+  // the values that say what run() does anyway are accepted
+  const r = await sk.run('true', [], { killSignal: 'SIGKILL', killTree: true });
+  assert.equal(r.code, 0);
 });
 
 nativeTest('Template.spawn timeout with SIGTERM and the tree', async () => {

@@ -196,9 +196,10 @@ def spawn(args: Any, *, executable: Any = None, stdin: Any = None, stdout: Any =
           signal_mask: Optional[Iterable[int]] = None, default_signals: Iterable[int] = (),
           restore_signals: bool = True, text: bool = False, encoding: Optional[str] = None,
           errors: Optional[str] = None, template: Any = None, warm: bool = False,
-          preload: Any = ()) -> Process:
+          preload: Any = (), new_session: bool = True) -> Process:
     """The binding's spawn() over subprocess.Popen (the child gets its own
-    session, so kill_tree() can reach its process group)."""
+    session whatever new_session says, so kill_tree() can reach its process
+    group)."""
     if template is not None:
         raise OSError(errno.ENOSYS, "spawnkit: no spawn templates in the fallback backend")
     proc = _popen(args, executable=executable, stdin=stdin, stdout=stdout, stderr=stderr,
@@ -223,6 +224,7 @@ _started: Dict[int, Process] = {}
 def _spawn_raw(args: Any, **kw: Any) -> Tuple[int, None, List[Optional[int]]]:
     kw.pop("warm", None)                          # warm only changes speed: cold here
     kw.pop("preload", None)
+    kw.pop("new_session", None)                   # every child here has a session of its own
     if kw.pop("template", None) is not None:
         raise OSError(errno.ENOSYS, "spawnkit: no spawn templates in the fallback backend")
     proc = _popen(args, **kw)
@@ -239,7 +241,7 @@ def _spawn_raw(args: Any, **kw: Any) -> Tuple[int, None, List[Optional[int]]]:
     return proc.pid, None, fds
 
 
-def _adopt(args: Any, pid: int, pidfd: None, fds: Any) -> Process:
+def _adopt(args: Any, pid: int, pidfd: None, fds: Any, new_session: bool = True) -> Process:
     return _started.pop(pid)
 
 

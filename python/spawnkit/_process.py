@@ -40,6 +40,12 @@ _FCHDIR = lib.SPAWN_TEMPLATE_ACTION_FCHDIR
 _SIGMASK = lib.SPAWN_TEMPLATE_ACTION_SIGMASK
 _SIGDEFAULT = lib.SPAWN_TEMPLATE_ACTION_SIGDEFAULT
 _CLOSE_RANGE = lib.SPAWN_TEMPLATE_ACTION_CLOSE_RANGE
+# setsid() in the child, before every other action: a session (and process
+# group) of its own, which kill_tree() then signals whole.  An extension
+# action: a kernel-backend template hands such a spawn to the user backend.
+_SETSID_ACTION = (lib.SPAWN_TEMPLATE_ACTION_SETSID, 0, 0, 0, 0)
+_KILL_GROUP = lib.SPAWNKIT_KILL_GROUP
+_KILL_REAPED = lib.SPAWNKIT_KILL_REAPED
 
 FileSpec = Union[None, int, IO[Any]]
 Argv = Union[StrOrBytesPath, Sequence[StrOrBytesPath]]
@@ -295,10 +301,13 @@ class Process:
 
     def __init__(self, args: Any, pid: int, pidfd: int,
                  fds: List[Optional[int]], text: bool = False,
-                 encoding: Optional[str] = None, errors: Optional[str] = None) -> None:
+                 encoding: Optional[str] = None, errors: Optional[str] = None,
+                 new_session: bool = False) -> None:
         self.args = args
         self.pid = pid
         self.pidfd: Optional[int] = pidfd
+        #: The child leads a session of its own (spawn(new_session=True)).
+        self.new_session = new_session
         self.returncode: Optional[int] = None
         self._lost: Optional[ChildProcessError] = None
         self._wait_lock = threading.Lock()
@@ -398,13 +407,27 @@ class Process:
         self.send_signal(signal.SIGKILL)
 
     def kill_tree(self, sig: int = signal.SIGKILL, *, all_sessions: bool = False) -> int:
-        """Signal the child, all its descendants, and any process still
+        """Signal the child and everything it started.
+
+        A child spawned with new_session=True: its session and process
+        group, and their descendants, by the library's policy
+        (spawnkit_kill_tree(3)); this works after the child was reaped too
+        (then only the group and session, whose members keep the number).
+        Returns a count > 0 if anything was signalled.
+
+        Otherwise: the child, all its descendants, and any process still
         holding this child's stdout/stderr pipes (orphaned grandchildren),
         looked for in this session or, with all_sessions=True, everywhere.
         Returns how many processes besides the child were signalled.
         Works best before the child is reaped (its descendants are found
         through it); see spawnkit/_tree.py for how the tree is found."""
         alive = self.returncode is None and self.pidfd is not None
+        if self.new_session:
+            n = lib.spawnkit_kill_tree(self.pid, -1, sig,
+                                       _KILL_GROUP | (0 if alive else _KILL_REAPED))
+            if n < 0:
+                raise error_from_errno(-n)
+            return int(n)
         return _kill_tree(self.pid if alive else None, self.pidfd if alive else None,
                           sig, self._pipe_inodes, all_sessions)
 
@@ -481,8 +504,10 @@ def _spawn_raw(args: Argv, *, executable: Optional[StrOrBytesPath] = None,
                default_signals: Iterable[int] = (), restore_signals: bool = True,
                template: Optional[Template] = None,
                warm: bool = False,
-               preload: Optional[Sequence[str]] = None) -> Tuple[int, int, List[Optional[int]]]:
+               preload: Optional[Sequence[str]] = None,
+               new_session: bool = False) -> Tuple[int, int, List[Optional[int]]]:
     """Start the child; returns (pid, pidfd, [stdin_w, stdout_r, stderr_r]).
+    new_session: the child calls setsid() before its other actions.
     warm=True: a Python call is forked from a warm interpreter when it fits
     (spawnkit_warm_spawn, in the library); otherwise it starts cold below.
     preload: modules the warm interpreter imports once (visible in the
@@ -496,7 +521,7 @@ def _spawn_raw(args: Argv, *, executable: Optional[StrOrBytesPath] = None,
         argv_c.append(ffi.NULL)
         argv_p = ffi.new("char *[]", argv_c)
         envp, _keep = _envp(env)
-        acts = setup.actions
+        acts = [_SETSID_ACTION] + setup.actions if new_session else setup.actions
         actions = ffi.new("struct spawn_template_action[]", acts) if acts else ffi.NULL
         flags = lib.SPAWNKIT_SPAWN_INHERIT_FDS if inherit_fds or setup.inherit else 0
         pidfd_p = ffi.new("int *", -1)
@@ -557,7 +582,7 @@ def spawn(args: Argv, *, executable: Optional[StrOrBytesPath] = None,
           text: bool = False, encoding: Optional[str] = None,
           errors: Optional[str] = None,
           template: Optional[Template] = None, warm: bool = False,
-          preload: Optional[Sequence[str]] = None) -> Process:
+          preload: Optional[Sequence[str]] = None, new_session: bool = False) -> Process:
     """Start `args` (argv list; args[0] is resolved over PATH unless it has
     a "/", or `executable` names the program) and return its Process.
 
@@ -577,17 +602,21 @@ def spawn(args: Argv, *, executable: Optional[StrOrBytesPath] = None,
         reason counted in warm_stats().  preload: modules the warm
         interpreter imports once (then in the tool's sys.modules: opt-in).
         See docs/warm.md.
-    There is no start_new_session: see Process.kill_tree().
+    new_session: the child calls setsid() first (subprocess's
+        start_new_session): a session and process group of its own, which
+        Process.kill_tree() signals whole, and no controlling terminal
+        (opening /dev/tty fails with ENXIO instead of waiting on a prompt).
+        Such a spawn never runs warm.
     """
     pid, pidfd, fds = _spawn_raw(args, executable=executable, stdin=stdin,
                                  stdout=stdout, stderr=stderr, cwd=cwd, env=env,
                                  pass_fds=pass_fds, inherit_fds=inherit_fds,
                                  signal_mask=signal_mask, default_signals=default_signals,
                                  restore_signals=restore_signals, template=template,
-                                 warm=warm, preload=preload)
+                                 warm=warm, preload=preload, new_session=new_session)
     try:
         return Process(args, pid, pidfd, fds, text=bool(text or encoding or errors),
-                       encoding=encoding, errors=errors)
+                       encoding=encoding, errors=errors, new_session=new_session)
     except BaseException:
         for fd in fds:
             if fd is not None:

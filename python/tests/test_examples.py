@@ -18,3 +18,11 @@ def test_tool_calls_example_runs(tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     assert r.stdout.splitlines()[-1] == "all as expected"
     assert "ls: 0 2 names" in r.stdout
+
+
+def test_aio_streaming_example_runs():
+    r = subprocess.run([sys.executable, os.path.join(EXAMPLES, "aio_streaming.py")],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.splitlines()[-1] == "all as expected"
+    assert "[out] step 1" in r.stdout and "[err] warning" in r.stdout

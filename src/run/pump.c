@@ -8,6 +8,7 @@
 
 #include "common/sys.h"
 #include "run/pump.h"
+#include "run/pty.h"
 
 #ifndef P_PIDFD
 #define P_PIDFD 3
@@ -97,22 +98,52 @@ static void stop(struct sk_pump *p, int exited, int *killed, int64_t *drain_unti
 	*drain_until = exited ? now_ms() + SK_RUN_DRAIN_MS : -1;
 }
 
+/* A pty's input ends with its EOF character(s), written once all input
+ * is: 1 when they are all written (or there are none). */
+static int feed_eof(struct sk_pump *p)
+{
+	const struct spawnkit_run_opts *o = p->o;
+	long w;
+
+	if (p->eof_len < 0) {
+		int ends_line = !o->input_len ||
+				((const char *)o->input)[o->input_len - 1] == '\n';
+
+		p->eof_len = sk_pty_eof(p->fd[0], ends_line, p->eof);
+		if (p->eof_len < 0)	/* the terminal is gone: nothing to end */
+			p->eof_len = 0;
+	}
+	if (p->eof_off == p->eof_len)
+		return 1;
+	w = sk_syscall3(SYS_write, p->fd[0], p->eof + p->eof_off,
+			(size_t)(p->eof_len - p->eof_off));
+	if (w == -EAGAIN || w == -EINTR)
+		return 0;
+	if (w < 0)
+		return 1;
+	p->eof_off += (int)w;
+	return p->eof_off == p->eof_len;
+}
+
 static void feed(struct sk_pump *p, size_t *off)
 {
 	const struct spawnkit_run_opts *o = p->o;
 	size_t n = o->input_len - *off;
 	long w;
 
-	w = write_nosigpipe(p->fd[0], (const char *)o->input + *off, n < CHUNK ? n : CHUNK);
-	if (w == -EAGAIN || w == -EINTR)
-		return;
-	if (w < 0) {			/* EPIPE: the child will not read it */
-		p->why |= SPAWNKIT_RUN_INPUT_CLOSED;
-		close_fd(&p->fd[0]);
-		return;
+	if (n) {
+		w = write_nosigpipe(p->fd[0], (const char *)o->input + *off,
+				    n < CHUNK ? n : CHUNK);
+		if (w == -EAGAIN || w == -EINTR)
+			return;
+		if (w < 0) {		/* EPIPE (EIO for a pty): not read */
+			p->why |= SPAWNKIT_RUN_INPUT_CLOSED;
+			close_fd(&p->fd[0]);
+			return;
+		}
+		*off += (size_t)w;
 	}
-	*off += (size_t)w;
-	if (*off == o->input_len)
+	if (*off == o->input_len && (!p->pty || feed_eof(p)))
 		close_fd(&p->fd[0]);
 }
 
@@ -162,7 +193,8 @@ int sk_pump_run(struct sk_pump *p)
 
 	if (!buf)
 		ret = -ENOMEM;
-	if (p->fd[0] >= 0 && !o->input_len)
+	p->eof_len = -1;
+	if (p->fd[0] >= 0 && !o->input_len && !p->pty)
 		close_fd(&p->fd[0]);
 	for (;;) {
 		t = now_ms();

@@ -20,11 +20,16 @@ struct sk_pump {
 	int pidfd;
 	int fd[3];		/* our ends: [0] stdin (write), [1] [2] read; -1 */
 	int group;		/* the child leads its own session and group */
+	int pty;		/* fd[0] and fd[1] are a pty master: the input
+				   ends with the terminal's EOF, not a close */
 	struct sk_capture cap[3];
 	/* out */
 	int status;
 	uint32_t why;
 	uint32_t killed;
+	/* the pty's EOF bytes, once the input is written (-1: not yet) */
+	char eof[2];
+	int eof_len, eof_off;
 };
 
 /* Runs to the end; closes every fd in p (pidfd too).  0 or -ENOMEM. */

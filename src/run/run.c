@@ -14,12 +14,13 @@
 
 #include "common/sys.h"
 #include "run/pump.h"
+#include "run/pty.h"
 #include "run/resolve.h"
 
 extern char **environ;
 
-/* stdin, stdout, stderr, setsid, fchdir, cgroup */
-#define OUR_ACTIONS 6
+/* stdin, stdout, stderr, setsid, setctty, fchdir, cgroup */
+#define OUR_ACTIONS 7
 
 SK_EXPORT void spawnkit_run_opts_init(struct spawnkit_run_opts *o)
 {
@@ -66,6 +67,12 @@ static int check_opts(const struct spawnkit_run_opts *o)
 	int i;
 
 	if (o->size != sizeof(*o) || (o->flags & ~SPAWNKIT_RUN_FLAGS))
+		return -EINVAL;
+	/* a pty is the child's terminal: its own session, all three fds */
+	if ((o->flags & SPAWNKIT_RUN_PTY) &&
+	    ((o->flags & SPAWNKIT_RUN_NO_NEW_SESSION) ||
+	     o->std_mode[0] != SPAWNKIT_RUN_PIPE || o->std_mode[1] != SPAWNKIT_RUN_PIPE ||
+	     o->std_mode[2] != SPAWNKIT_RUN_PIPE))
 		return -EINVAL;
 	if (!o->argv || !o->argv[0] || (o->tmpl && o->file))
 		return -EINVAL;
@@ -147,6 +154,28 @@ static void close_all(int *fds, int n)
 		}
 }
 
+/* SPAWNKIT_RUN_PTY: the slave as fds 0, 1, 2 and the controlling terminal
+ * (after the setsid); ours: the master, read as stdout, and a copy of it
+ * that the input is written to and closed after, as a stdin pipe is. */
+static int lay_out_pty(const struct spawnkit_run_opts *o, struct layout *l)
+{
+	int i, ret;
+
+	ret = sk_pty_open(o->pty_rows ? o->pty_rows : SPAWNKIT_RUN_PTY_ROWS,
+			  o->pty_cols ? o->pty_cols : SPAWNKIT_RUN_PTY_COLS,
+			  &l->ours[1], &l->child_end[0]);
+	if (ret)
+		return ret;
+	l->ours[0] = dup_high(l->ours[1]);
+	if (l->ours[0] < 0)
+		return l->ours[0];
+	for (i = 0; i < 3; i++)
+		spawnkit_action_dup2(&l->act[l->n++], l->child_end[0], i, 0);
+	spawnkit_action_setsid(&l->act[l->n++]);
+	spawnkit_action_setctty(&l->act[l->n++], 0);
+	return 0;
+}
+
 static int lay_out(const struct spawnkit_run_opts *o, struct layout *l)
 {
 	int i, p[2], ret;
@@ -154,6 +183,12 @@ static int lay_out(const struct spawnkit_run_opts *o, struct layout *l)
 	l->n = 0;
 	for (i = 0; i < 3; i++)
 		l->child_end[i] = l->ours[i] = -1;
+	if (o->flags & SPAWNKIT_RUN_PTY) {
+		ret = lay_out_pty(o, l);
+		if (ret)
+			return ret;
+		goto rest;
+	}
 	for (i = 0; i < 3; i++) {
 		switch (o->std_mode[i]) {
 		case SPAWNKIT_RUN_PIPE:
@@ -183,6 +218,7 @@ static int lay_out(const struct spawnkit_run_opts *o, struct layout *l)
 	}
 	if (!(o->flags & SPAWNKIT_RUN_NO_NEW_SESSION))
 		spawnkit_action_setsid(&l->act[l->n++]);
+rest:
 	if (o->cwd_fd >= 0)
 		spawnkit_action_fchdir(&l->act[l->n++], o->cwd_fd);
 	if (o->cgroup_fd >= 0)
@@ -246,6 +282,7 @@ static int run(const struct spawnkit_run_opts *o, struct spawnkit_run_result *r)
 	p.pid = pid;
 	p.pidfd = pidfd;
 	p.group = !(o->flags & SPAWNKIT_RUN_NO_NEW_SESSION);
+	p.pty = !!(o->flags & SPAWNKIT_RUN_PTY);
 	for (i = 0; i < 3; i++) {
 		p.fd[i] = l->ours[i];
 		l->ours[i] = -1;

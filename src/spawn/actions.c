@@ -94,6 +94,7 @@ static int check_one(const struct spawn_template_action *a, struct sk_action *k)
 		return 0;
 	case SPAWN_TEMPLATE_ACTION_SETPGID:
 	case SPAWN_TEMPLATE_ACTION_CGROUP:
+	case SPAWN_TEMPLATE_ACTION_SETCTTY:
 		if (a->fd < 0 || a->newfd || a->flags || a->arg)
 			return -EINVAL;
 		return 0;
@@ -186,8 +187,10 @@ int sk_actions_max_fd(const struct sk_action *a, unsigned int n)
 
 	for (i = 0; i < n; i++) {
 		/* the extensions' fd field is a group, mask or resource; the
-		 * cgroup fd is used by clone3 in the parent, not in the child */
-		if (a[i].type >= SPAWN_TEMPLATE_ACTION_EXT_FIRST)
+		 * cgroup fd is used by clone3 in the parent, not in the child;
+		 * SETCTTY's is an fd the child uses */
+		if (a[i].type >= SPAWN_TEMPLATE_ACTION_EXT_FIRST &&
+		    a[i].type != SPAWN_TEMPLATE_ACTION_SETCTTY)
 			continue;
 		if (a[i].fd > max)
 			max = a[i].fd;

@@ -8,6 +8,7 @@
 #include <linux/close_range.h>
 #include <linux/openat2.h>
 #include <sched.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 
 #include "common/sys.h"
@@ -101,25 +102,57 @@ struct xfd_state {
 	int fd;
 	int hidden;
 	int reloc_base;		/* first fd number no action names */
+	int report;		/* the start's report pipe, or -1: never closed
+				   (it is close-on-exec; closing it early would
+				   tell the parent our memory is free) */
 };
 
-/* Close [lo, hi] except the exec fd, which is ours, not the caller's. */
-static long close_span_keep(unsigned int lo, unsigned int hi, unsigned int flags,
-			    struct xfd_state *x)
+static int in_span(int fd, unsigned int lo, unsigned int hi)
+{
+	return fd >= 0 && (unsigned int)fd >= lo && (unsigned int)fd <= hi;
+}
+
+/* Close [lo, hi] except fd a and fd b (either may be -1). */
+static long close_span_except(unsigned int lo, unsigned int hi, unsigned int flags,
+			      int a, int b)
 {
 	long ret;
 
+	if (!in_span(a, lo, hi))
+		a = -1;
+	if (!in_span(b, lo, hi))
+		b = -1;
+	if (a < 0) {
+		a = b;
+		b = -1;
+	}
+	if (a < 0)
+		return close_span(lo, hi, flags);
+	if (b >= 0 && b < a) {
+		int t = a;
+
+		a = b;
+		b = t;
+	}
+	ret = (unsigned int)a > lo ? close_span(lo, a - 1, flags) : 0;
+	if (!ret && (unsigned int)a < hi)
+		ret = close_span_except(a + 1, hi, flags, b, -1);
+	return ret;
+}
+
+/* Close [lo, hi] except the exec fd, which is ours, not the caller's, and
+ * the report pipe. */
+static long close_span_keep(unsigned int lo, unsigned int hi, unsigned int flags,
+			    struct xfd_state *x)
+{
 	if ((flags & CLOSE_RANGE_CLOEXEC) || x->fd < 0 ||
 	    (unsigned int)x->fd < lo || (unsigned int)x->fd > hi)
-		return close_span(lo, hi, flags);
+		return close_span_except(lo, hi, flags, x->report, -1);
 	/* The caller closed this number: the pinned fd stays for exec but
 	 * must not reach the new program (a template made without CLOEXEC). */
 	sk_syscall3(SYS_fcntl, x->fd, F_SETFD, FD_CLOEXEC);
 	x->hidden = 1;
-	ret = (unsigned int)x->fd > lo ? close_span(lo, x->fd - 1, flags) : 0;
-	if (!ret && (unsigned int)x->fd < hi)
-		ret = close_span(x->fd + 1, hi, flags);
-	return ret;
+	return close_span_except(lo, hi, flags, x->fd, x->report);
 }
 
 /* An action is about to replace or close the executable's number: move
@@ -179,6 +212,8 @@ static long run_ext_action(const struct sk_action *a)
 		return sk_syscall4(SYS_prlimit64, 0, a->fd, a->rlim, 0);
 	case SPAWN_TEMPLATE_ACTION_CGROUP:
 		return 0;
+	case SPAWN_TEMPLATE_ACTION_SETCTTY:
+		return sk_syscall3(SYS_ioctl, a->fd, TIOCSCTTY, 0);
 	}
 	return -EINVAL;	/* the parent checked the type: not reached */
 }
@@ -225,6 +260,10 @@ static long run_action(const struct sk_action *a, struct xfd_state *x, uint64_t 
 			if ((a->sigset >> (sig - 1)) & 1 && sig != SIGKILL && sig != SIGSTOP)
 				set_default(sig);
 		return 0;
+	case SPAWN_TEMPLATE_ACTION_SETCTTY:
+		if (reads_hidden(x, a->fd))
+			return -EBADF;
+		return run_ext_action(a);
 	default:
 		return run_ext_action(a);
 	}	/* the parent checked the type: not reached */
@@ -233,14 +272,26 @@ static long run_action(const struct sk_action *a, struct xfd_state *x, uint64_t 
 int sk_child_main(void *arg)
 {
 	struct sk_child_ctx *c = arg;
-	struct xfd_state x = { .fd = c->execfd, .reloc_base = c->reloc_base };
+	struct xfd_state x = { .fd = c->execfd, .reloc_base = c->reloc_base, .report = -1 };
 	uint64_t mask = c->mask;
 	unsigned int i;
 	long ret = 0;
-	int xfd;
+	int xfd, err;
 
 	if (!c->handlers_cleared)
 		reset_handlers();
+	if (c->report_fd >= 0) {
+		/* Out of the actions' way: no action names a number from
+		 * reloc_base up, so none can replace or close it. */
+		ret = sk_syscall3(SYS_fcntl, c->report_fd, F_DUPFD_CLOEXEC, c->reloc_base);
+		if (ret < 0) {
+			x.report = c->report_fd;
+			goto fail;
+		}
+		sk_syscall1(SYS_close, c->report_fd);
+		x.report = (int)ret;
+		ret = 0;
+	}
 	if (c->new_session) {
 		/* As libuv's and posix_spawn's children do, first. */
 		ret = sk_syscall0(SYS_setsid);
@@ -295,7 +346,11 @@ int sk_child_main(void *arg)
 				  c->envp ? c->envp : sk_empty_env, AT_EMPTY_PATH);
 	}
 fail:
-	c->err = (int)-ret;
-	sk_syscall1(SYS_exit_group, sk_child_exit_status(c->err));
+	err = (int)-ret;
+	if (x.report >= 0)	/* the parent reads it, then waits for EOF */
+		sk_syscall3(SYS_write, x.report, &err, sizeof(err));
+	else
+		c->err = err;
+	sk_syscall1(SYS_exit_group, sk_child_exit_status(err));
 	return 0;
 }

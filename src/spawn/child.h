@@ -2,10 +2,12 @@
 /*
  * child.h - the vfork-style child of the user-space backend.
  *
- * The child shares the parent's memory until it execs (CLONE_VM|CLONE_VFORK)
- * and runs on a stack inside the parent's frame: no malloc, no locks, no
- * stdio, no errno, only raw async-signal-safe system calls (common/sys.h).
- * Every input it reads was copied and checked by the parent beforehand.
+ * The child shares the parent's memory until it execs (CLONE_VM) and runs
+ * on a stack the parent gave it: inside the parent's suspended frame
+ * (CLONE_VFORK, spawnkit_spawn), or in a mapping of its own while the parent
+ * runs on (spawnkit_spawn_start, start.c).  No malloc, no locks, no stdio,
+ * no errno, only raw async-signal-safe system calls (common/sys.h).  Every
+ * input it reads was copied and checked by the parent beforehand.
  */
 #ifndef SPAWNKIT_CHILD_H
 #define SPAWNKIT_CHILD_H
@@ -32,6 +34,12 @@ struct sk_child_ctx {
 	int files_shared;		/* CLONE_FILES: unshare before any fd work */
 	int keep_below;			/* with files_shared: copy fds < this only */
 	const volatile int *pidfd_slot;	/* where clone stores the pidfd, or NULL */
+	int report_fd;			/* spawnkit_spawn_start: the write end of
+					   the close-on-exec pipe the failing
+					   step's errno goes to (its closing at
+					   exec or exit is the parent's signal
+					   that our memory is free); -1 for a
+					   vfork-style start */
 	/* out */
 	int err;			/* errno of the failed step, 0 if exec ran */
 };

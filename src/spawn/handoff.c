@@ -2,18 +2,19 @@
 /*
  * handoff.c - spawns the kernel backend cannot run go to the user backend.
  *
- * spawnkit's extension actions (SETSID, SETPGID, UMASK, SETRLIMIT, CGROUP)
- * are in the kernel series since its process-attribute patch; a patched
- * kernel from before it refuses them with EINVAL, as it refuses any type it
- * does not know.  Which kernel this is, is probed once per process, on the
- * first spawn that needs it, with no child started (kernel_has_ext()).  On
- * an older kernel, a spawn through a kernel-backend template that uses any
- * of them (or SPAWNKIT_SPAWN_SETSID) runs on a user-backend "shadow"
- * template made from the same path on first need and kept with the
- * template; types past the kernel's last (SK_KERNEL_ACTION_LAST) always go
- * there.  A template made from an fd has no path to make a shadow from:
- * -EOPNOTSUPP.  The shadow pins the file the path names when it is made;
- * from then on the user backend's own checks (ESTALE, EACCES) apply to it.
+ * spawnkit's extension actions SETSID, SETPGID, UMASK, SETRLIMIT and CGROUP
+ * are in the kernel series since its process-attribute patch (SETCTTY is
+ * not); a patched kernel from before that patch refuses them with EINVAL,
+ * as it refuses any type it does not know.  Which kernel this is, is probed
+ * once per process, on the first spawn that needs it, with no child started
+ * (kernel_has_ext()).  On an older kernel, a spawn through a kernel-backend
+ * template that uses any of them (or SPAWNKIT_SPAWN_SETSID) runs on a
+ * user-backend "shadow" template made from the same path on first need and
+ * kept with the template; types past the kernel's last
+ * (SK_KERNEL_ACTION_LAST), i.e. SETCTTY, always go there.  A template made
+ * from an fd has no path to make a shadow from: -EOPNOTSUPP.  The shadow
+ * pins the file the path names when it is made; from then on the user
+ * backend's own checks (ESTALE, EACCES) apply to it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -79,9 +80,10 @@ int sk_handoff_wanted(const struct spawnkit_template *t,
 		/* an unreadable array: the kernel says EFAULT itself */
 		if (sk_copy_in(&act, a->actions + i * sizeof(act), sizeof(act)))
 			return 0;
+		if (act.type > SPAWN_TEMPLATE_ACTION_SETCTTY)
+			continue;	/* unknown: the kernel says EINVAL */
 		if (act.type > SK_KERNEL_ACTION_LAST)
-			return 1;	/* no kernel has it: the kernel says EINVAL
-					 * to an unknown type, the user backend too */
+			return 1;	/* the user backend's alone */
 		if (act.type >= SPAWN_TEMPLATE_ACTION_EXT_FIRST)
 			ext = 1;
 	}

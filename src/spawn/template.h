@@ -21,6 +21,9 @@ struct spawnkit_template {
 	char *path;		/* absolute path, or NULL (made from an fd) */
 	/* user backend only */
 	int is_script;		/* file starts with "#!" */
+	int is_native;		/* an ELF file of this machine's class and
+				   architecture (read at create; 0 if the
+				   file could not be read) */
 	struct sk_identity id;
 	struct sk_creds creds;
 	/* kernel backend only: the user-backend template that runs spawns

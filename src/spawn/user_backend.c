@@ -23,6 +23,7 @@
 #include "common/ucopy.h"
 #include "spawn/actions.h"
 #include "spawn/child.h"
+#include "spawn/start.h"
 #include "spawn/template.h"
 
 /* statfs f_flags: valid bit and noexec (linux/statfs.h, not in glibc's) */
@@ -97,23 +98,39 @@ static long reopen_via_proc(int fd, int flags)
 }
 
 /*
- * The first two bytes, to tell a #! script.  An O_PATH fd cannot be read;
- * /proc/self/fd/N opens the same file readable if the caller may read it
- * (a script the caller cannot read cannot be interpreted anyway).
+ * The first bytes, to tell a #! script or a native ELF file.  An O_PATH fd
+ * cannot be read; /proc/self/fd/N opens the same file readable if the
+ * caller may read it (a script the caller cannot read cannot be
+ * interpreted anyway).
  */
-static long read_magic(int fd, char magic[2])
+static long read_magic(int fd, unsigned char *magic, size_t n)
 {
 	long ret, rfd;
 
-	ret = sk_syscall4(SYS_pread64, fd, magic, 2, 0);
+	ret = sk_syscall4(SYS_pread64, fd, magic, n, 0);
 	if (ret != -EBADF)
 		return ret;
 	rfd = reopen_via_proc(fd, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (rfd < 0)
 		return rfd;
-	ret = sk_syscall4(SYS_pread64, rfd, magic, 2, 0);
+	ret = sk_syscall4(SYS_pread64, rfd, magic, n, 0);
 	sk_syscall1(SYS_close, rfd);
 	return ret;
+}
+
+#if defined(__x86_64__)
+#define SK_ELF_MACHINE 62	/* EM_X86_64 */
+#elif defined(__aarch64__)
+#define SK_ELF_MACHINE 183	/* EM_AARCH64 */
+#else
+#define SK_ELF_MACHINE -1
+#endif
+
+/* ELF, 64-bit, little-endian, this machine (e_machine at offset 18). */
+static int native_elf(const unsigned char *m, long n)
+{
+	return n >= 20 && m[0] == 0x7f && m[1] == 'E' && m[2] == 'L' && m[3] == 'F' &&
+	       m[4] == 2 && m[5] == 1 && (m[18] | m[19] << 8) == SK_ELF_MACHINE;
 }
 
 /*
@@ -142,7 +159,7 @@ static long reopen_readable(int pfd)
 static int user_create(struct spawnkit_template *t,
 		       const struct spawn_template_create_args *args)
 {
-	char magic[2];
+	unsigned char magic[20];
 	long fd;
 	int ret;
 
@@ -172,8 +189,9 @@ static int user_create(struct spawnkit_template *t,
 		return ret;
 	/* A file we cannot read may still be a script the kernel would hand
 	 * to its interpreter: run such a path template by its path. */
-	ret = (int)read_magic(t->fd, magic);
-	t->is_script = ret == 2 ? magic[0] == '#' && magic[1] == '!' : ret < 0 && t->path;
+	ret = (int)read_magic(t->fd, magic, sizeof(magic));
+	t->is_script = ret >= 2 ? magic[0] == '#' && magic[1] == '!' : ret < 0 && t->path;
+	t->is_native = native_elf(magic, ret);
 	if (!(args->flags & SPAWN_TEMPLATE_CREATE_CLOEXEC))
 		sk_syscall3(SYS_fcntl, t->fd, F_SETFD, 0);
 	return 0;
@@ -214,11 +232,13 @@ static int check_identity(const struct spawnkit_template *t)
  * above 2 anyway, so that it copies only the fds it needs (child.c);
  * CLONE_PIDFD only when someone wants the pidfd.
  */
-static long start_child(struct sk_child_ctx *ctx, int *pidfd, char *stack, int want_pidfd,
-			int cgroup_fd)
+static long start_child(struct sk_child_ctx *ctx, int *pidfd, char *stack, size_t stack_size,
+			int want_pidfd, int cgroup_fd)
 {
 	unsigned long pf = want_pidfd ? CLONE_PIDFD : 0;
 	unsigned long ff = ctx->files_shared ? CLONE_FILES : 0;
+	/* a start with a report pipe does not wait for the exec */
+	unsigned long vf = ctx->report_fd >= 0 ? 0 : CLONE_VFORK;
 	long pid;
 	int saved;
 
@@ -226,11 +246,11 @@ static long start_child(struct sk_child_ctx *ctx, int *pidfd, char *stack, int w
 	struct clone_args ca;
 
 	memset(&ca, 0, sizeof(ca));
-	ca.flags = CLONE_VM | CLONE_VFORK | CLONE_CLEAR_SIGHAND | pf | ff;
+	ca.flags = CLONE_VM | vf | CLONE_CLEAR_SIGHAND | pf | ff;
 	ca.pidfd = (uint64_t)(uintptr_t)pidfd;
 	ca.exit_signal = SIGCHLD;
 	ca.stack = (uint64_t)(uintptr_t)stack;
-	ca.stack_size = SK_CHILD_STACK;
+	ca.stack_size = stack_size;
 	ctx->handlers_cleared = 1;
 	if (cgroup_fd >= 0) {
 		/* CLONE_INTO_CGROUP (5.7+): no fallback can place a child
@@ -256,8 +276,8 @@ static long start_child(struct sk_child_ctx *ctx, int *pidfd, char *stack, int w
 		return -EOPNOTSUPP;
 #endif
 	saved = errno;
-	pid = clone(sk_child_main, stack + SK_CHILD_STACK,
-		    CLONE_VM | CLONE_VFORK | pf | ff | SIGCHLD, ctx, pidfd);
+	pid = clone(sk_child_main, stack + stack_size,
+		    CLONE_VM | vf | pf | ff | SIGCHLD, ctx, pidfd);
 	if (pid < 0)
 		pid = -errno;
 	errno = saved;
@@ -289,14 +309,23 @@ static void reap(long pid, int pidfd)
 		sk_syscall1(SYS_close, pidfd);
 }
 
-static pid_t user_spawn(struct spawnkit_template *t,
-			const struct spawn_template_spawn_args *args)
+/*
+ * Both starts: s == NULL is the vfork-style spawn (the parent waits, the
+ * child runs on this frame's stack, its errno comes back in ctx.err); else
+ * spawnkit_spawn_start's, whose child reads only s->blk and reports a
+ * failed step's errno through a close-on-exec pipe.
+ */
+static pid_t spawn_common(struct spawnkit_template *t,
+			  const struct spawn_template_spawn_args *args,
+			  struct spawnkit_start *s)
 {
 	struct sk_action stack_actions[SK_STACK_ACTIONS], *actions = stack_actions;
 	char stack[SK_CHILD_STACK] __attribute__((aligned(16)));
-	struct sk_child_ctx ctx;
+	struct sk_child_ctx local, *ctx = &local;
 	uint64_t all = ~0ULL, old;
-	int pidfd = -1, probe = -1, cgroup_fd;
+	int pidfd = -1, probe = -1, cgroup_fd, report[2] = { -1, -1 };
+	char *child_stack = stack;
+	size_t stack_size = sizeof(stack);
 	long pid;
 	int ret;
 
@@ -321,44 +350,82 @@ static pid_t user_spawn(struct spawnkit_template *t,
 	if (ret)
 		goto out;
 
-	memset(&ctx, 0, sizeof(ctx));
-	ctx.execfd = t->fd;
-	ctx.script_path = t->is_script ? t->path : NULL;
-	ctx.script_fd = t->is_script && !t->path;
-	ctx.argv = (char *const *)(uintptr_t)args->argv;
-	ctx.envp = (char *const *)(uintptr_t)args->envp;
-	ctx.actions = actions;
-	ctx.nr_actions = (unsigned int)args->actions_len;
-	ctx.inherit_fds = !!(args->flags & SPAWN_TEMPLATE_SPAWN_INHERIT_FDS);
-	ctx.new_session = !!(args->flags & SK_SPAWN_SETSID);
-	ctx.reloc_base = sk_actions_max_fd(actions, ctx.nr_actions) + 1;
-	if (ctx.reloc_base < 3)
-		ctx.reloc_base = 3;
-	ctx.files_shared = !ctx.inherit_fds;
-	ctx.keep_below = ctx.reloc_base > t->fd ? ctx.reloc_base : t->fd + 1;
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->report_fd = -1;
+	ctx->argv = (char *const *)(uintptr_t)args->argv;
+	ctx->envp = (char *const *)(uintptr_t)args->envp;
+	ctx->actions = actions;
+	ctx->script_path = t->is_script ? t->path : NULL;
+	if (s) {
+		ret = sk_start_block_make(&s->blk, ctx->argv, ctx->envp, actions,
+					  (unsigned int)args->actions_len, ctx->script_path);
+		if (ret)
+			goto out;
+		ctx = s->blk.ctx;	/* argv, envp, actions, script path: the block's */
+		child_stack = s->blk.stack;
+		stack_size = s->blk.stack_size;
+		ret = (int)sk_syscall2(SYS_pipe2, report, O_CLOEXEC | O_NONBLOCK);
+		if (ret)
+			goto out;
+		ctx->report_fd = report[1];
+	}
+	ctx->execfd = t->fd;
+	ctx->script_fd = t->is_script && !t->path;
+	ctx->nr_actions = (unsigned int)args->actions_len;
+	ctx->inherit_fds = !!(args->flags & SPAWN_TEMPLATE_SPAWN_INHERIT_FDS);
+	ctx->new_session = !!(args->flags & SK_SPAWN_SETSID);
+	ctx->reloc_base = sk_actions_max_fd(actions, ctx->nr_actions) + 1;
+	if (ctx->reloc_base < 3)
+		ctx->reloc_base = 3;
+	/* Not for a start that runs on while its child works: the report
+	 * pipe's write end must be the child's alone. */
+	ctx->files_shared = !ctx->inherit_fds && !s;
+	ctx->keep_below = ctx->reloc_base > t->fd ? ctx->reloc_base : t->fd + 1;
 
 	/* No signal may reach the child before it has reset the handlers. */
 	sk_syscall4(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, 8);
-	ctx.mask = old;
-	if (!(args->flags & SK_SPAWN_NO_PIDFD))
-		ctx.pidfd_slot = &pidfd;
-	pid = start_child(&ctx, &pidfd, stack, !(args->flags & SK_SPAWN_NO_PIDFD), cgroup_fd);
+	ctx->mask = old;
+	if (!(args->flags & SK_SPAWN_NO_PIDFD) && ctx->files_shared)
+		ctx->pidfd_slot = &pidfd;
+	pid = start_child(ctx, &pidfd, child_stack, stack_size,
+			  !(args->flags & SK_SPAWN_NO_PIDFD), cgroup_fd);
 	sk_syscall4(SYS_rt_sigprocmask, SIG_SETMASK, &old, 0, 8);
 	if (pid < 0) {
 		ret = (int)pid;
 		goto out;
 	}
-	if (ctx.err && (args->flags & SPAWN_TEMPLATE_SPAWN_REPORT_ERRNO)) {
+	if (s) {
+		s->fd = report[0];
+		report[0] = -1;
+	} else if (ctx->err && (args->flags & SPAWN_TEMPLATE_SPAWN_REPORT_ERRNO)) {
 		reap(pid, pidfd);
-		ret = -ctx.err;
+		ret = -ctx->err;
 		goto out;
 	}
 	*(int *)(uintptr_t)args->pidfd = pidfd;	/* probed above */
 	ret = (int)pid;
 out:
+	for (int i = 0; i < 2; i++)
+		if (report[i] >= 0)
+			sk_syscall1(SYS_close, report[i]);
+	if (ret < 0 && s)
+		sk_start_block_free(&s->blk);
 	if (actions != stack_actions)
 		free(actions);
 	return ret;
+}
+
+static pid_t user_spawn(struct spawnkit_template *t,
+			const struct spawn_template_spawn_args *args)
+{
+	return spawn_common(t, args, NULL);
+}
+
+pid_t sk_user_spawn_start(struct spawnkit_template *t,
+			  const struct spawn_template_spawn_args *args,
+			  struct spawnkit_start *s)
+{
+	return spawn_common(t, args, s);
 }
 
 const struct sk_backend_ops sk_user_backend = {

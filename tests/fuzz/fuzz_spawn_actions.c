@@ -59,6 +59,7 @@ static int accepted_ok(const struct sk_action *k)
 		return !k->fd && !k->newfd && !k->flags;
 	case SPAWN_TEMPLATE_ACTION_SETPGID:
 	case SPAWN_TEMPLATE_ACTION_CGROUP:
+	case SPAWN_TEMPLATE_ACTION_SETCTTY:
 		return k->fd >= 0 && !k->newfd && !k->flags;
 	case SPAWN_TEMPLATE_ACTION_UMASK:
 		return !(k->fd & ~0777) && !k->newfd && !k->flags;

@@ -6,9 +6,8 @@
  * SPAWNKIT_RUN_NO_NEW_SESSION it reaches the terminal (the control).
  * Skips (77) where no pty can be made.
  */
-#include <termios.h>
-#include <sys/ioctl.h>
 #include "run_util.h"
+#include "pty_probe.h"
 
 /* In a process of its own: 0 if both cases behave, else a bit per failure. */
 static int under_tty(int bound)
@@ -16,16 +15,11 @@ static int under_tty(int bound)
 	struct spawnkit_run_opts o;
 	struct spawnkit_run_result r;
 	const char *script = "echo hi > /dev/tty";
-	int m, s, bad = 0;
+	char name[64];
+	int bad = 0, step = take_terminal(name, sizeof(name));
 
-	if (setsid() < 0)
-		return 64;
-	m = posix_openpt(O_RDWR | O_NOCTTY);
-	if (m < 0 || grantpt(m) || unlockpt(m))
-		return 77;
-	s = open(ptsname(m), O_RDWR);
-	if (s < 0 || ioctl(s, TIOCSCTTY, 0))
-		return 77;
+	if (step)
+		return step == 1 ? 64 : 77;
 	/* the terminal is ours now: /dev/tty opens for us */
 	if (open("/dev/tty", O_RDWR) < 0)
 		return 65;

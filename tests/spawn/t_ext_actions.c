@@ -132,7 +132,7 @@ TEST(ext_actions)
 	CHECK_ERR(r->pid, EFAULT);
 
 	/* field rules: a field the type does not use must be zero */
-	for (i = SPAWN_TEMPLATE_ACTION_SETSID; i <= SPAWN_TEMPLATE_ACTION_CGROUP; i++) {
+	for (i = SPAWN_TEMPLATE_ACTION_SETSID; i <= SPAWN_TEMPLATE_ACTION_SETCTTY; i++) {
 		memset(&a[0], 0, sizeof(a[0]));
 		a[0].type = i;
 		if (i == SPAWN_TEMPLATE_ACTION_SETRLIMIT)
@@ -159,7 +159,7 @@ TEST(ext_actions)
 	a[0].arg = 8;
 	run(a, 1, r);
 	CHECK_ERR(r->pid, EINVAL);
-	a[0].type = SPAWN_TEMPLATE_ACTION_CGROUP + 1;	/* past the last */
+	a[0].type = SPAWN_TEMPLATE_ACTION_SETCTTY + 1;	/* past the last */
 	a[0].arg = 0;
 	run(a, 1, r);
 	CHECK_ERR(r->pid, EINVAL);

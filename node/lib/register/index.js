@@ -44,7 +44,11 @@ function install() {
     if (this._handle && !(this._handle instanceof SkProcess)) {
       this._handle = SkProcess.adopt(this._handle);
     }
-    return stockProtoSpawn.call(this, options);
+    const handle = this._handle;
+    const err = stockProtoSpawn.call(this, options);
+    // Started, exec not confirmed yet: 'spawn' waits for it (handle.js).
+    if (handle instanceof SkProcess && handle._pending) handle.holdSpawn(this);
+    return err;
   };
   spawnSync.spawn = makeSpawnSync(spawnSync.spawn);
   installed = true;

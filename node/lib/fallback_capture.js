@@ -1,7 +1,8 @@
 'use strict';
-// HeadTail: keep at most `limit` bytes of a stream: the first half and the
-// last half, counting what fell in between.  An agent wants both the start
-// of a tool's output (what it is) and the end (how it finished).
+// HeadTail for the portable fallback only (lib/fallback.js: no C library
+// there).  With the addon, spawnkit_run captures (src/run/capture.c).
+// Keep at most `limit` bytes of a stream: the first half and the last half,
+// counting what fell in between.
 
 class HeadTail {
   constructor(limit) {
@@ -43,12 +44,11 @@ class HeadTail {
     return [Buffer.concat(this.head, this.headLen), tail];
   }
 
-  // Buffer or string (each part decoded on its own, so a character cut by
-  // the limit never spills into the other part).
-  value(encoding) {
-    const [head, tail] = this.parts();
-    if (encoding === 'buffer' || encoding === null) return Buffer.concat([head, tail]);
-    return head.toString(encoding) + tail.toString(encoding);
+  // [head, tail] as Buffers or strings (each part decoded on its own, so a
+  // character cut by the limit never spills into the other part).
+  decoded(encoding) {
+    const parts = this.parts();
+    return encoding === 'buffer' ? parts : parts.map((p) => p.toString(encoding));
   }
 }
 
