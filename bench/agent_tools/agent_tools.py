@@ -125,6 +125,18 @@ def tool_environment() -> None:
         os.environ.pop(var, None)
 
 
+def prepare_tools(prog: str) -> bool:
+    """The tool environment set and every tool of the mix on PATH; False,
+    said on stderr under prog's name, if one is missing (exit status 2)."""
+    tool_environment()
+    try:
+        toolinfo.check_all()
+    except toolinfo.MissingTool as e:
+        print(f"{prog}: {e}", file=sys.stderr)
+        return False
+    return True
+
+
 def choose_backends(a: argparse.Namespace) -> tuple[list[str], dict[str, str]]:
     """(backends to measure, {backend: why it cannot be measured})."""
     if a.backends == "auto":
@@ -297,11 +309,7 @@ def _interrupt(signum: int, frame: Any) -> None:
 
 def main(argv: list[str]) -> int:
     a = parse_args(argv)
-    tool_environment()
-    try:
-        toolinfo.check_all()
-    except toolinfo.MissingTool as e:
-        print(f"agent_tools: {e}", file=sys.stderr)
+    if not prepare_tools("agent_tools"):
         return 2
     measured, unavailable = choose_backends(a)
     if a.backends != "auto" and unavailable:

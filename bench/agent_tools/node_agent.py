@@ -41,7 +41,7 @@ sys.path.insert(0, str(HERE))
 
 import toolinfo  # noqa: E402
 import workload  # noqa: E402
-from agent_tools import BenchFailure, preflight, tool_environment  # noqa: E402
+from agent_tools import BenchFailure, prepare_tools, preflight  # noqa: E402
 
 WORKER = REPO / "node" / "bench" / "agent-worker.js"
 REGISTER = REPO / "node" / "register.js"
@@ -161,11 +161,7 @@ def plot(rows: list[dict], path: str, title: str) -> None:
 
 def main(argv: list[str]) -> int:
     a = parse_args(argv)
-    tool_environment()
-    try:
-        toolinfo.check_all()
-    except toolinfo.MissingTool as e:
-        print(f"node_agent: {e}", file=sys.stderr)
+    if not prepare_tools("node_agent"):
         return 2
     sizes = [int(x) for x in a.resident.split(",") if x]
     root = Path(tempfile.mkdtemp(prefix="spawnkit-node-agent-"))

@@ -1,18 +1,21 @@
 """Shared fixtures: every test must leave no fd, child or zombie behind."""
 import os
 import shutil
+import threading
 import time
+from collections.abc import Callable, Collection, Iterable, Iterator
+from typing import Any
 
 import pytest
 
 import spawnkit
 
 
-def _our_fds():
+def _our_fds() -> set[str]:
     return set(os.listdir("/proc/self/fd"))
 
 
-def children_of(pid):
+def children_of(pid: int) -> list[int]:
     """Pids whose parent is `pid` (living or zombie)."""
     out = []
     for name in os.listdir("/proc"):
@@ -29,7 +32,7 @@ def children_of(pid):
     return out
 
 
-def proc_state(pid):
+def proc_state(pid: int) -> str | None:
     """The state letter of a process, or None if it no longer exists."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
@@ -39,11 +42,11 @@ def proc_state(pid):
     return data[data.rindex(b")") + 2:].split()[0].decode()
 
 
-def is_dead(pid):
+def is_dead(pid: int) -> bool:
     return proc_state(pid) in (None, "Z", "X")
 
 
-def wait_dead(pids, timeout=5.0):
+def wait_dead(pids: Collection[int], timeout: float = 5.0) -> bool:
     """True once every pid is gone or a zombie (killed processes need a
     moment to be torn down); the caller asserts the result."""
     end = time.monotonic() + timeout
@@ -54,7 +57,25 @@ def wait_dead(pids, timeout=5.0):
     return all(is_dead(p) for p in pids)
 
 
-def need(tool):
+def closed_fd() -> int:
+    """An fd number that was open a moment ago and is closed now."""
+    r, w = os.pipe()
+    os.close(r)
+    os.close(w)
+    return r
+
+
+def in_threads(fn: Callable[..., object], args: Iterable[tuple[Any, ...]]) -> None:
+    """fn(*a) for every a, each in a thread of its own, every thread started
+    before any is waited for."""
+    threads = [threading.Thread(target=fn, args=a) for a in args]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+
+def need(tool: str) -> str:
     path = shutil.which(tool)
     if path is None:
         pytest.fail(f"test needs {tool!r} on PATH (see scripts/deps)")
@@ -65,7 +86,7 @@ def need(tool):
 # modules that import it cannot even be collected.
 try:
     import spawnkit._spawnkit  # type: ignore[import-not-found]  # noqa: F401
-    collect_ignore = []
+    collect_ignore: list[str] = []
 except ImportError:
     collect_ignore = ["test_binding.py", "test_template.py", "test_run_io.py",
                       "test_run_io_sanitized.py", "test_output_limit.py",
@@ -75,7 +96,7 @@ if spawnkit.fallback_reason is not None:
     collect_ignore.append("test_lost_status.py")
 
 
-def pytest_configure(config):
+def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "native: needs the compiled binding (pidfds, templates, the C "
         "pump); deselected, never passed, when spawnkit.backend() is \"fallback\"")
@@ -86,7 +107,8 @@ def pytest_configure(config):
         "(a seccomp filter refusing clone3 with EPERM stops glibc starting any)")
 
 
-def pytest_collection_modifyitems(config, items):
+def pytest_collection_modifyitems(config: pytest.Config,
+                                   items: list[pytest.Item]) -> None:
     """In the portable fallback (macOS, no pidfds, SPAWNKIT_BACKEND=fallback)
     run every test that holds for both backends; the `native` ones are
     deselected and show as such in the summary line."""
@@ -102,7 +124,7 @@ def pytest_collection_modifyitems(config, items):
 
 
 @pytest.fixture(autouse=True)
-def no_leaks():
+def no_leaks() -> Iterator[None]:
     """Fail a test that leaks an fd of ours or leaves a child unreaped."""
     spawnkit.run(["true"])           # opens the shared /dev/null fd once
     before = _our_fds()

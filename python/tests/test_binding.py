@@ -9,7 +9,7 @@ from spawnkit._ffi import ffi, lib
 pytestmark = pytest.mark.native
 
 
-def test_struct_sizes_match_the_kernel_abi():
+def test_struct_sizes_match_the_kernel_abi() -> None:
     assert ffi.sizeof("struct spawn_template_action") == 24
     assert ffi.sizeof("struct spawn_template_open") == 32
     assert ffi.sizeof("struct spawn_template_sigset") == 16
@@ -19,7 +19,7 @@ def test_struct_sizes_match_the_kernel_abi():
     assert ffi.offsetof("struct spawn_template_create_args", "reserved") == 40
 
 
-def test_action_constants():
+def test_action_constants() -> None:
     assert [lib.SPAWN_TEMPLATE_ACTION_CLOSE, lib.SPAWN_TEMPLATE_ACTION_DUP2,
             lib.SPAWN_TEMPLATE_ACTION_FCHDIR, lib.SPAWN_TEMPLATE_ACTION_OPEN,
             lib.SPAWN_TEMPLATE_ACTION_CLOSE_RANGE, lib.SPAWN_TEMPLATE_ACTION_SIGMASK,
@@ -29,20 +29,20 @@ def test_action_constants():
     assert lib.SPAWN_TEMPLATE_ACTIONS_MAX == 256
 
 
-def test_backend_name():
+def test_backend_name() -> None:
     assert ffi.string(lib.spawnkit_backend_name(lib.SPAWNKIT_BACKEND_USER)) == b"user"
     assert ffi.string(lib.spawnkit_backend_name(lib.SPAWNKIT_BACKEND_KERNEL)) == b"kernel"
     assert ffi.string(lib.spawnkit_backend_name(99)) == b"unknown"
 
 
-def test_create_relative_path_is_einval_without_touching_errno():
+def test_create_relative_path_is_einval_without_touching_errno() -> None:
     tp = ffi.new("struct spawnkit_template **")
     ffi.errno = 0
     assert lib.spawnkit_template_create(b"bin/true", 0, tp) == -errno.EINVAL
     assert ffi.errno == 0
 
 
-def test_raw_create_spawn_destroy():
+def test_raw_create_spawn_destroy() -> None:
     tp = ffi.new("struct spawnkit_template **")
     assert lib.spawnkit_template_create(b"/bin/sh", lib.SPAWN_TEMPLATE_CREATE_CLOEXEC, tp) == 0
     t = tp[0]
@@ -62,7 +62,7 @@ def test_raw_create_spawn_destroy():
         lib.spawnkit_template_destroy(t)
 
 
-def test_spawn_bad_flags_is_einval():
+def test_spawn_bad_flags_is_einval() -> None:
     tp = ffi.new("struct spawnkit_template **")
     assert lib.spawnkit_template_create(b"/bin/true", 1, tp) == 0
     try:
@@ -72,7 +72,7 @@ def test_spawn_bad_flags_is_einval():
         lib.spawnkit_template_destroy(tp[0])
 
 
-def test_pathsearch_is_bound():
+def test_pathsearch_is_bound() -> None:
     # include/spawnkit/batch.h declares spawnkit_pathsearch: the build binds it.
     assert hasattr(lib, "spawnkit_pathsearch")
     out = ffi.new("char[]", 4096)

@@ -20,7 +20,7 @@ HEADERS = [os.path.join(ROOT, "include", "spawnkit", h) for h in
 SHARED = os.path.join(ROOT, "build", "libspawnkit.so")
 
 
-def _headers():
+def _headers() -> str:
     text = ""
     for h in HEADERS:
         with open(h) as f:
@@ -28,7 +28,7 @@ def _headers():
     return re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
 
 
-def _exported():
+def _exported() -> set[str]:
     """Functions the shared library exports (its dynamic symbol table)."""
     if not os.path.exists(SHARED) or not shutil.which("nm"):
         pytest.fail(f"{SHARED} or nm missing: run `make lib` first")
@@ -38,19 +38,19 @@ def _exported():
             if line.split()[1] in ("T", "W")}
 
 
-def _inline_helpers():
+def _inline_helpers() -> set[str]:
     return set(re.findall(r"static\s+inline\s[^;{]*?\b(spawnkit_\w+)\s*\(", _headers()))
 
 
-def test_every_exported_function_and_helper_is_bound():
+def test_every_exported_function_and_helper_is_bound() -> None:
     want = _exported() | _inline_helpers()
     have = {n for n in dir(lib) if n.startswith("spawnkit_")}
     assert want, "found no exported functions"
     assert have == want
 
 
-def test_every_integer_constant_is_bound():
-    consts = set()
+def test_every_integer_constant_is_bound() -> None:
+    consts: set[str] = set()
     for m in re.finditer(r"^\s*#\s*define\s+([A-Z]\w*)[ \t]+([^\n]+)$", _headers(), re.M):
         name, value = m.groups()
         if "__" in name or '"' in value or name.endswith("_H"):

@@ -16,6 +16,8 @@ import signal
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any, Dict, List, Tuple
 from unittest import mock
 
@@ -24,6 +26,7 @@ import pytest
 import spawnkit
 import spawnkit.compat as compat
 from spawnkit.compat import _route
+from conftest import in_threads
 
 # Routing through spawn templates needs the binding; in the portable
 # fallback every call goes to stock (test_fallback.py checks that).
@@ -44,7 +47,7 @@ with open(sys.argv[1], "w") as f:
 
 
 @pytest.fixture
-def patched():
+def patched() -> Iterator[None]:
     compat.unpatch_subprocess()
     compat.patch_subprocess()
     compat.reset_stats()
@@ -53,24 +56,31 @@ def patched():
 
 
 @pytest.fixture
-def tmp(tmp_path):
+def tmp(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def _norm(obj):
+# run(argv_prefix, outfile): starts the probe one way or another.
+Starter = Callable[[List[str], str], object]
+# What the probe reports about itself (fds, cwd, env, argv).
+Report = Dict[str, Any]
+
+
+def _norm(obj: Any) -> Any:
     """Pipe and socket inode numbers differ run to run: blank them."""
     return json.loads(re.sub(r"(pipe|socket|anon_inode):\[?\d+\]?", r"\1", json.dumps(obj)))
 
 
-def probe(tmp, name, run):
+def probe(tmp: Path, name: str, run: Starter) -> Report:
     """run(argv_prefix, outfile) starts the probe; returns its report."""
     out = tmp / f"{name}.json"
     run([sys.executable, "-c", PROBE, str(out)], str(out))
     with open(out) as f:
-        return _norm(json.load(f))
+        report: Report = _norm(json.load(f))
+    return report
 
 
-def stock_and_patched(tmp, run):
+def stock_and_patched(tmp: Path, run: Starter) -> Tuple[Report, Report, Dict[str, Any]]:
     """The probe's report under stock subprocess and patched, and the stats
     delta of the patched run."""
     compat.unpatch_subprocess()
@@ -83,18 +93,18 @@ def stock_and_patched(tmp, run):
     return a, b, s
 
 
-def assert_routed(s, n=1):
+def assert_routed(s: Dict[str, Any], n: int = 1) -> None:
     assert s == {"routed": n, "fallback": 0, "reasons": {}}
 
 
-def assert_fallback(s, reason, n=1):
+def assert_fallback(s: Dict[str, Any], reason: str, n: int = 1) -> None:
     assert s == {"routed": 0, "fallback": n, "reasons": {reason: n}}
 
 
 # ---- routed: the child sees what stock gives it ---------------------------
 
-def _popen_wait(**kw):
-    def run(argv, out):
+def _popen_wait(**kw: Any) -> Starter:
+    def run(argv: List[str], out: str) -> None:
         with subprocess.Popen(argv, **kw) as p:
             pass
         assert p.returncode == 0
@@ -125,7 +135,7 @@ ROUTED: Dict[str, Dict[str, Any]] = {
 
 
 @pytest.mark.parametrize("name", sorted(ROUTED))
-def test_routed_child_sees_what_stock_gives(tmp, patched, name):
+def test_routed_child_sees_what_stock_gives(tmp: Path, patched: None, name: str) -> None:
     kw = ROUTED[name]
     ours = {fd: _norm(os.readlink(f"/proc/self/fd/{fd}")) for fd in (0, 1, 2)}
     a, b, s = stock_and_patched(tmp, _popen_wait(**kw))
@@ -137,7 +147,7 @@ def test_routed_child_sees_what_stock_gives(tmp, patched, name):
     assert_routed(s)
 
 
-def test_cwd_str_bytes_path(tmp, patched):
+def test_cwd_str_bytes_path(tmp: Path, patched: None) -> None:
     d = tmp / "work dir"
     d.mkdir()
     for cwd in (str(d), os.fsencode(d), d):
@@ -146,7 +156,7 @@ def test_cwd_str_bytes_path(tmp, patched):
         assert_routed(s)
 
 
-def test_env_mapping(tmp, patched):
+def test_env_mapping(tmp: Path, patched: None) -> None:
     env = {"A": "1", b"B": b"two", "EMPTY": "", "PATH": os.environ["PATH"]}
     a, b, s = stock_and_patched(tmp, _popen_wait(env=env))
     assert a == b
@@ -154,8 +164,8 @@ def test_env_mapping(tmp, patched):
     assert_routed(s)
 
 
-def test_file_objects_and_raw_fds(tmp, patched):
-    def run(argv, out):
+def test_file_objects_and_raw_fds(tmp: Path, patched: None) -> None:
+    def run(argv: List[str], out: str) -> None:
         with open(tmp / "in", "wb") as f:
             f.write(b"x")
         with open(tmp / "in", "rb") as fin, open(tmp / "log", "ab") as flog:
@@ -171,7 +181,7 @@ def test_file_objects_and_raw_fds(tmp, patched):
     assert_routed(s)
 
 
-def test_close_fds_and_pass_fds(tmp, patched):
+def test_close_fds_and_pass_fds(tmp: Path, patched: None) -> None:
     r, w = os.pipe()
     os.set_inheritable(r, True)        # inheritable: only close_fds=False keeps it
     try:
@@ -187,7 +197,7 @@ def test_close_fds_and_pass_fds(tmp, patched):
         os.close(w)
 
 
-def test_pass_fds_not_open(tmp, patched):
+def test_pass_fds_not_open(tmp: Path, patched: None) -> None:
     """Stock ignores a pass_fds entry that is not open (and still closes
     every other fd): so do we."""
     r, w = os.pipe()
@@ -201,7 +211,7 @@ def test_pass_fds_not_open(tmp, patched):
     assert_routed(s)
 
 
-def test_close_fds_false_env_source(tmp, patched):
+def test_close_fds_false_env_source(tmp: Path, patched: None) -> None:
     """close_fds=False with an absolute program: stock's posix_spawn path
     passes os.environ, not the C environ; they differ after a C setenv."""
     import ctypes
@@ -217,7 +227,7 @@ def test_close_fds_false_env_source(tmp, patched):
         libc.unsetenv(b"SK_C_ONLY")
 
 
-def test_cloexec_stdio_source_is_inherited(tmp, patched):
+def test_cloexec_stdio_source_is_inherited(tmp: Path, patched: None) -> None:
     """stdout=1 where our fd 1 is O_CLOEXEC: stock makes it inheritable."""
     saved = os.dup(1)
     try:
@@ -232,15 +242,16 @@ def test_cloexec_stdio_source_is_inherited(tmp, patched):
     assert_routed(s)
 
 
-def test_shell_and_executable(tmp, patched):
-    def run(argv, out):
+def test_shell_and_executable(tmp: Path, patched: None) -> None:
+    def run(argv: List[str], out: str) -> None:
         cmd = " ".join(f"'{x}'" for x in argv) + ' "$0" "$1"'
         subprocess.run([cmd, "zero", "one"], shell=True, check=True)
     a, b, s = stock_and_patched(tmp, run)
     assert a == b and b["argv"] == ["zero", "one"]
     assert_routed(s)
 
-    def run2(argv, out):    # executable= runs one program under another argv[0]
+    # executable= runs one program under another argv[0]
+    def run2(argv: List[str], out: str) -> None:
         subprocess.run(["fancy-name", "-c", 'exec "$@"', "sh"] + argv,
                        executable="/bin/sh", check=True)
     a, b, s = stock_and_patched(tmp, run2)
@@ -248,7 +259,7 @@ def test_shell_and_executable(tmp, patched):
     assert_routed(s)
 
 
-def test_path_lookup_uses_env_path_and_cwd(tmp, patched):
+def test_path_lookup_uses_env_path_and_cwd(tmp: Path, patched: None) -> None:
     bindir = tmp / "bin"
     bindir.mkdir()
     tool = bindir / "sk-probe-tool"
@@ -262,13 +273,14 @@ def test_path_lookup_uses_env_path_and_cwd(tmp, patched):
         assert_routed(s)
 
 
-def _sig_status(**kw):
-    return subprocess.run(["grep", "-E", "^Sig(Ign|Blk)", "/proc/self/status"],
-                          stdout=subprocess.PIPE, check=True, **kw).stdout
+def _sig_status(**kw: Any) -> bytes:
+    out: bytes = subprocess.run(["grep", "-E", "^Sig(Ign|Blk)", "/proc/self/status"],
+                                stdout=subprocess.PIPE, check=True, **kw).stdout
+    return out
 
 
 @pytest.mark.parametrize("restore", [True, False])
-def test_signals_match_stock(patched, restore):
+def test_signals_match_stock(patched: None, restore: bool) -> None:
     """SIGPIPE/SIGXFSZ reset (restore_signals), other ignored signals and
     the calling thread's blocked mask inherited, as stock."""
     old_usr2 = signal.signal(signal.SIGUSR2, signal.SIG_IGN)
@@ -286,7 +298,7 @@ def test_signals_match_stock(patched, restore):
     assert_routed(compat.stats())
 
 
-def test_run_call_check_output_timeout_kill(patched):
+def test_run_call_check_output_timeout_kill(patched: None) -> None:
     assert subprocess.call(["true"]) == 0
     assert subprocess.check_call(["true"]) == 0
     assert subprocess.check_output(["echo", "hi"]) == b"hi\n"
@@ -302,8 +314,8 @@ def test_run_call_check_output_timeout_kill(patched):
     assert compat.stats()["routed"] == 7 and compat.stats()["fallback"] == 0
 
 
-def test_asyncio_exec_and_shell(patched):
-    async def main():
+def test_asyncio_exec_and_shell(patched: None) -> None:
+    async def main() -> Tuple[bytes, int | None, bytes, int | None]:
         p = await asyncio.create_subprocess_exec(
             "cat", stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         out, _ = await p.communicate(b"ping")
@@ -328,14 +340,14 @@ FALLBACK: Dict[str, Tuple[Dict[str, Any], str]] = {
 
 
 @pytest.mark.parametrize("name", sorted(FALLBACK))
-def test_fallback_option_is_honoured_by_stock(tmp, patched, name):
+def test_fallback_option_is_honoured_by_stock(tmp: Path, patched: None, name: str) -> None:
     kw, reason = FALLBACK[name]
     a, b, s = stock_and_patched(tmp, _popen_wait(**kw))
     assert a == b
     assert_fallback(s, reason)
 
 
-def test_fallback_session_and_umask_take_effect(patched):
+def test_fallback_session_and_umask_take_effect(patched: None) -> None:
     out = subprocess.run([sys.executable, "-c",
                           "import os; print(os.getsid(0) == os.getpid(), oct(os.umask(0)))"],
                          start_new_session=True, umask=0o27, capture_output=True, text=True)
@@ -343,7 +355,7 @@ def test_fallback_session_and_umask_take_effect(patched):
     assert compat.stats()["reasons"] == {"start_new_session": 1}
 
 
-def test_instrumented_stock_internals_are_used(patched):
+def test_instrumented_stock_internals_are_used(patched: None) -> None:
     """Code that replaced subprocess._fork_exec sees it called (stock runs)."""
     with mock.patch("subprocess._fork_exec", side_effect=RuntimeError("seen")):
         with pytest.raises(RuntimeError, match="seen"):
@@ -353,7 +365,7 @@ def test_instrumented_stock_internals_are_used(patched):
 
 # ---- errors: the same exception stock raises ----------------------------
 
-def _err(fn):
+def _err(fn: Callable[[], object]) -> Tuple[type, Any, Any, str] | None:
     try:
         fn()
     except BaseException as e:  # noqa: B902 - comparing whatever stock raises
@@ -361,7 +373,7 @@ def _err(fn):
     return None
 
 
-def _bad_cases(tmp):
+def _bad_cases(tmp: Path) -> Dict[str, Callable[[], object]]:
     d = tmp / "dir"
     d.mkdir(exist_ok=True)
     noexec = tmp / "noexec"
@@ -401,7 +413,7 @@ def _bad_cases(tmp):
     }
 
 
-def test_errors_match_stock(tmp, patched):
+def test_errors_match_stock(tmp: Path, patched: None) -> None:
     names = sorted(_bad_cases(tmp))
     compat.unpatch_subprocess()
     stock = {n: _err(_bad_cases(tmp)[n]) for n in names}
@@ -417,14 +429,14 @@ def test_errors_match_stock(tmp, patched):
 
 # ---- the patch itself -----------------------------------------------------
 
-def _snapshot():
+def _snapshot() -> Tuple[Dict[str, Dict[str, Any]], Dict[str, Any]]:
     import asyncio.base_subprocess as bs
     mods = (subprocess, asyncio, bs, asyncio.subprocess)
     return ({m.__name__: dict(vars(m)) for m in mods},
             dict(vars(subprocess.Popen)))
 
 
-def test_unpatch_restores_everything():
+def test_unpatch_restores_everything() -> None:
     compat.unpatch_subprocess()
     before = _snapshot()
     compat.patch_subprocess()
@@ -445,7 +457,7 @@ def test_unpatch_restores_everything():
     assert compat.stats() == {"routed": 0, "fallback": 0, "reasons": {}}
 
 
-def test_stats_shape_reset_and_fork(patched):
+def test_stats_shape_reset_and_fork(patched: None) -> None:
     subprocess.run(["true"])
     subprocess.run(["true"], start_new_session=True)
     s = compat.stats()
@@ -466,7 +478,7 @@ def test_stats_shape_reset_and_fork(patched):
     assert compat.stats() == {"routed": 0, "fallback": 0, "reasons": {}}
 
 
-def test_dump_at_exit(tmp):
+def test_dump_at_exit(tmp: Path) -> None:
     code = ("import subprocess, spawnkit.compat as c; c.patch_subprocess(); "
             f"c.dump_at_exit({str(tmp)!r}); subprocess.run(['true']); "
             "subprocess.run(['true'], umask=0)")
@@ -476,13 +488,13 @@ def test_dump_at_exit(tmp):
         assert json.load(f) == {"routed": 1, "fallback": 1, "reasons": {"umask": 1}}
 
 
-def _only_json(d):
+def _only_json(d: Path) -> str:
     names = [n for n in os.listdir(d) if n.endswith(".json")]
     assert len(names) == 1, names
     return names[0]
 
 
-def test_compat_subprocess_module_without_patching(tmp):
+def test_compat_subprocess_module_without_patching(tmp: Path) -> None:
     from spawnkit.compat import subprocess as sks
     compat.unpatch_subprocess()
     compat.reset_stats()
@@ -507,12 +519,12 @@ _audit_log: List[Any] = []
 _audit_on: List[Any] = []
 
 
-def _audit_hook(event, args):
+def _audit_hook(event: str, args: Tuple[Any, ...]) -> None:
     if _audit_on and event == "subprocess.Popen":
         _audit_log.append(repr(args))
 
 
-def test_audit_events_match_stock(tmp, patched):
+def test_audit_events_match_stock(tmp: Path, patched: None) -> None:
     """One "subprocess.Popen" audit event per call, with stock's arguments,
     whether the call is routed, fails, or falls back."""
     if not _audit_on:
@@ -520,7 +532,7 @@ def test_audit_events_match_stock(tmp, patched):
     noexec = tmp / "noexec"
     noexec.write_text("")
 
-    def calls():
+    def calls() -> None:
         subprocess.run(["true"], cwd=str(tmp), env={"A": "1", "PATH": os.environ["PATH"]})
         subprocess.run("exit 0", shell=True)
         subprocess.run(["true"], start_new_session=True)
@@ -541,7 +553,8 @@ def test_audit_events_match_stock(tmp, patched):
     assert len(logs[0]) == 5 and logs[0] == logs[1]
 
 
-def test_template_cache_is_bounded(tmp, patched, monkeypatch):
+def test_template_cache_is_bounded(tmp: Path, patched: None,
+                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """Programs run once (temporary scripts) cannot pile up template fds."""
     monkeypatch.setattr(_route, "CACHE_BOUND", 2)
     spawnkit.template_cache.clear()
@@ -554,7 +567,7 @@ def test_template_cache_is_bounded(tmp, patched, monkeypatch):
     assert_routed(compat.stats(), 5)
 
 
-def test_backend_unusable_means_stock(tmp):
+def test_backend_unusable_means_stock(tmp: Path) -> None:
     """Where spawnkit cannot start children (here: the kernel backend forced
     on a kernel without it), every call goes to stock, with the reason."""
     code = ("import subprocess, json, spawnkit.compat as c; c.patch_subprocess(); "
@@ -570,11 +583,10 @@ def test_backend_unusable_means_stock(tmp):
         assert got == ["ok\n", {"routed": 0, "fallback": 1, "reasons": {"backend:OSError": 1}}]
 
 
-def test_threads_share_no_fds(patched):
+def test_threads_share_no_fds(patched: None) -> None:
     """Concurrent calls from many threads, half with close_fds=False: every
     output arrives intact and no child holds another call's pipe (it would
     keep that call's reader waiting)."""
-    import threading
     code = ("import os, sys\n"
             "links = []\n"
             "for n in os.listdir('/proc/self/fd'):\n"
@@ -590,7 +602,7 @@ def test_threads_share_no_fds(patched):
             pass
     errors = []
 
-    def worker(t):
+    def worker(t: int) -> None:
         for i in range(6):
             tag = f"{t}-{i}"
             try:
@@ -602,10 +614,6 @@ def test_threads_share_no_fds(patched):
             except Exception as e:                   # noqa: BLE001 - reported below
                 errors.append(repr(e))
 
-    threads = [threading.Thread(target=worker, args=(t,)) for t in range(8)]
-    for th in threads:
-        th.start()
-    for th in threads:
-        th.join()
+    in_threads(worker, [(t,) for t in range(8)])
     assert errors == []
     assert_routed(compat.stats(), 48)

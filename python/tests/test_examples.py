@@ -3,6 +3,7 @@
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -10,7 +11,7 @@ EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examp
 
 
 @pytest.mark.native  # the example makes a Template, which the fallback has not
-def test_tool_calls_example_runs(tmp_path):
+def test_tool_calls_example_runs(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("one\n")
     (tmp_path / "b.txt").write_text("two\nlines\n")
     r = subprocess.run([sys.executable, os.path.join(EXAMPLES, "tool_calls.py"),
@@ -20,7 +21,7 @@ def test_tool_calls_example_runs(tmp_path):
     assert "ls: 0 2 names" in r.stdout
 
 
-def test_aio_streaming_example_runs():
+def test_aio_streaming_example_runs() -> None:
     r = subprocess.run([sys.executable, os.path.join(EXAMPLES, "aio_streaming.py")],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stdout + r.stderr

@@ -6,6 +6,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -14,7 +15,7 @@ from spawnkit import _fallback
 from conftest import is_dead, wait_dead
 
 
-def test_backend_is_what_this_run_expects():
+def test_backend_is_what_this_run_expects() -> None:
     # `make test-fallback` runs the suite forced and under seccomp filters
     # and says which backend it must find; a plain run finds the binding's.
     want = os.environ.get("SPAWNKIT_EXPECT_BACKEND")
@@ -25,20 +26,20 @@ def test_backend_is_what_this_run_expects():
         assert spawnkit.fallback_reason is None
 
 
-def test_forced_by_the_environment():
+def test_forced_by_the_environment() -> None:
     code = "import spawnkit; print(spawnkit.backend(), spawnkit.run(['echo', 'x']).stdout)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env={**os.environ, "SPAWNKIT_BACKEND": "fallback"}, check=True)
     assert out.stdout == "fallback b'x\\n'\n"
 
 
-def test_no_templates():
+def test_no_templates() -> None:
     with pytest.raises(OSError) as e:
         _fallback.Template("/bin/true")
     assert e.value.errno == 38
 
 
-def test_result_and_errors_match_run():
+def test_result_and_errors_match_run() -> None:
     r = _fallback.run(["sh", "-c", "echo out; echo err >&2; exit 3"])
     assert isinstance(r, spawnkit.CompletedProcess)
     assert (r.returncode, r.stdout, r.stderr, r.truncated) == (3, b"out\n", b"err\n", False)
@@ -50,7 +51,7 @@ def test_result_and_errors_match_run():
     assert _fallback.run(["sh", "-c", "readlink /proc/self/fd/0"]).stdout == b"/dev/null\n"
 
 
-def test_timeout_kills_the_process_group():
+def test_timeout_kills_the_process_group() -> None:
     t0 = time.monotonic()
     with pytest.raises(subprocess.TimeoutExpired) as e:
         _fallback.run(["sh", "-c", "sleep 60 & echo $!; wait"], timeout=0.5)
@@ -59,26 +60,26 @@ def test_timeout_kills_the_process_group():
     assert wait_dead([grandchild])
 
 
-def test_timeout_kills_an_orphan_that_left_the_session():
+def test_timeout_kills_an_orphan_that_left_the_session() -> None:
     with pytest.raises(subprocess.TimeoutExpired) as e:
         _fallback.run(["sh", "-c", "setsid sleep 60 & echo $!; sleep 60"], timeout=0.5,
                       kill_grace=5)
     assert wait_dead([int(e.value.output)])
 
 
-def test_no_output_timeout():
+def test_no_output_timeout() -> None:
     with pytest.raises(spawnkit.NoOutputTimeoutExpired):
         _fallback.run(["sh", "-c", "echo a; sleep 60"], no_output_timeout=0.3)
 
 
-def test_output_limit_keeps_head_and_tail():
+def test_output_limit_keeps_head_and_tail() -> None:
     r = _fallback.run(["sh", "-c", "printf 'HEAD'; head -c 100000 /dev/zero; printf 'TAIL'"],
                       output_limit=8)
     assert r.stdout == b"HEADTAIL" and r.stdout_dropped == 100000 and r.truncated
 
 
-def test_interrupt_leaves_nothing_behind():
-    def interrupt(*_):
+def test_interrupt_leaves_nothing_behind() -> None:
+    def interrupt(*_: object) -> None:
         raise KeyboardInterrupt
     old = signal.signal(signal.SIGALRM, interrupt)
     try:
@@ -90,7 +91,7 @@ def test_interrupt_leaves_nothing_behind():
         signal.signal(signal.SIGALRM, old)
 
 
-def test_spawn_is_a_popen_with_kill_tree():
+def test_spawn_is_a_popen_with_kill_tree() -> None:
     p = _fallback.spawn(["sh", "-c", "sleep 60 & echo $!; wait"], stdout=subprocess.PIPE)
     assert p.stdout is not None
     grandchild = int(p.stdout.readline())
@@ -101,7 +102,7 @@ def test_spawn_is_a_popen_with_kill_tree():
     p.stdout.close()
 
 
-def test_imports_without_any_compiled_binding(tmp_path):
+def test_imports_without_any_compiled_binding(tmp_path: Path) -> None:
     # As on macOS: the package without its extension module still imports,
     # says why, and runs commands.
     import shutil
@@ -120,7 +121,7 @@ def test_imports_without_any_compiled_binding(tmp_path):
     assert out.stdout == "fallback True\nb'x\\n' b'y\\n'\n"
 
 
-def test_drop_in_leaves_everything_to_stock_in_the_fallback():
+def test_drop_in_leaves_everything_to_stock_in_the_fallback() -> None:
     code = ("import json, subprocess, spawnkit\n"
             "spawnkit.patch_subprocess()\n"
             "out = subprocess.run(['echo', 'x'], capture_output=True).stdout\n"

@@ -6,6 +6,8 @@ from the pidfd where the kernel keeps it (Linux 6.15, PIDFD_INFO_EXIT), and
 elsewhere run()/wait() raise ChildProcessError: never a made-up 0.
 """
 import asyncio
+from collections.abc import Callable, Iterator
+from types import FrameType
 import os
 import signal
 import subprocess
@@ -22,7 +24,7 @@ import spawnkit.aio
 pytestmark = pytest.mark.native
 
 
-def _kernel_keeps_status():
+def _kernel_keeps_status() -> bool:
     """Whether the kernel keeps a reaped child's status on its pidfd."""
     import fcntl
     import struct
@@ -46,7 +48,7 @@ def _kernel_keeps_status():
 KEEPS = _kernel_keeps_status()
 
 
-def _expect_5_or_lost(fn):
+def _expect_5_or_lost(fn: Callable[[], int | None]) -> None:
     """fn() returns a returncode: 5, or ChildProcessError where the kernel
     keeps no status; never 0."""
     if KEEPS:
@@ -57,13 +59,13 @@ def _expect_5_or_lost(fn):
 
 
 @pytest.fixture
-def sigchld(request):
+def sigchld() -> Iterator[None]:
     old = signal.getsignal(signal.SIGCHLD)
     yield
     signal.signal(signal.SIGCHLD, old)
 
 
-def _reap_everything(signum, frame):
+def _reap_everything(signum: int, frame: FrameType | None) -> None:
     try:
         while os.waitpid(-1, os.WNOHANG)[0] > 0:
             pass
@@ -71,19 +73,19 @@ def _reap_everything(signum, frame):
         pass
 
 
-def test_run_with_a_reaping_sigchld_handler(sigchld):
+def test_run_with_a_reaping_sigchld_handler(sigchld: None) -> None:
     signal.signal(signal.SIGCHLD, _reap_everything)
     for _ in range(30):
         _expect_5_or_lost(lambda: spawnkit.run(["sh", "-c", "exit 5"]).returncode)
 
 
-def test_run_with_sigchld_ignored(sigchld):
+def test_run_with_sigchld_ignored(sigchld: None) -> None:
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)
     for _ in range(10):
         _expect_5_or_lost(lambda: spawnkit.run(["sh", "-c", "exit 5"]).returncode)
 
 
-def test_process_wait_after_waitpid_elsewhere():
+def test_process_wait_after_waitpid_elsewhere() -> None:
     p = spawnkit.spawn(["sh", "-c", "exit 5"])
     os.waitpid(p.pid, 0)                       # another part of the program
     _expect_5_or_lost(p.wait)
@@ -94,11 +96,11 @@ def test_process_wait_after_waitpid_elsewhere():
             p.poll()                          # asked again: the same answer
 
 
-def test_process_poll_after_waitpid_elsewhere():
+def test_process_poll_after_waitpid_elsewhere() -> None:
     p = spawnkit.spawn(["sh", "-c", "exit 5"])
     os.waitpid(p.pid, 0)
 
-    def poll():
+    def poll() -> int:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             rc = p.poll()
@@ -109,7 +111,7 @@ def test_process_poll_after_waitpid_elsewhere():
     _expect_5_or_lost(poll)
 
 
-def test_killed_child_status_survives_waitpid_elsewhere():
+def test_killed_child_status_survives_waitpid_elsewhere() -> None:
     p = spawnkit.spawn(["sleep", "30"])
     p.kill()
     os.waitpid(p.pid, 0)
@@ -120,15 +122,15 @@ def test_killed_child_status_survives_waitpid_elsewhere():
             p.wait()
 
 
-def test_aio_run_with_sigchld_ignored(sigchld):
+def test_aio_run_with_sigchld_ignored(sigchld: None) -> None:
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)
 
-    async def main():
+    async def main() -> int:
         return (await spawnkit.aio.run(["sh", "-c", "exit 5"])).returncode
     _expect_5_or_lost(lambda: asyncio.run(main()))
 
 
-def test_subprocess_reference_makes_up_zero(sigchld):
+def test_subprocess_reference_makes_up_zero(sigchld: None) -> None:
     """What the issue compares with: subprocess reports 0 when SIGCHLD is
     ignored (the status is gone before it waits)."""
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)

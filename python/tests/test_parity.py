@@ -6,6 +6,9 @@ stderr, returncode, or the exception type, errno and filename.
 """
 import os
 import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,14 +17,16 @@ import spawnkit
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def script(tmp_path, name, body, mode=0o755):
+def script(tmp_path: Path, name: str, body: str, mode: int = 0o755) -> str:
     p = tmp_path / name
     p.write_text(body)
     p.chmod(mode)
     return str(p)
 
 
-CASES = [
+# A case: its name, and how to make (argv, keyword arguments) in a tmp_path.
+Case = tuple[str, Callable[[Path], tuple[list[str], dict[str, Any]]]]
+CASES: list[Case] = [
     ("echo", lambda t: (["echo", "hello", "world"], {})),
     ("true", lambda t: (["true"], {})),
     ("false", lambda t: (["false"], {})),
@@ -63,7 +68,7 @@ CASES = [
 ]
 
 
-def outcome(fn, argv, kw):
+def outcome(fn: Callable[..., Any], argv: list[str], kw: dict[str, Any]) -> tuple[object, ...]:
     try:
         r = fn(argv, **kw)
     except subprocess.TimeoutExpired as e:
@@ -80,7 +85,8 @@ def outcome(fn, argv, kw):
 
 
 @pytest.mark.parametrize("name,make", CASES, ids=[c[0] for c in CASES])
-def test_same_as_subprocess(tmp_path, name, make):
+def test_same_as_subprocess(tmp_path: Path, name: str,
+                            make: Callable[[Path], tuple[list[str], dict[str, Any]]]) -> None:
     argv, kw = make(tmp_path)
     sub_kw = dict(kw, capture_output=True)
     if "input" not in sub_kw:
@@ -93,7 +99,7 @@ def test_same_as_subprocess(tmp_path, name, make):
     assert got == expected
 
 
-def test_empty_argv_is_both_valueerror_and_indexerror():
+def test_empty_argv_is_both_valueerror_and_indexerror() -> None:
     with pytest.raises(IndexError):
         subprocess.run([])
     with pytest.raises(IndexError):

@@ -6,19 +6,20 @@ exception type and errno, or to run the same file.
 import errno
 import os
 import subprocess
-from typing import Any, Dict
+from pathlib import Path
+from typing import Any, Dict, Optional, Tuple, Type
 
 import pytest
 
 import spawnkit
 
 
-def _script(path, code):
+def _script(path: Path, code: int) -> None:
     path.write_text(f"#!/bin/sh\nexit {code}\n")
     path.chmod(0o755)
 
 
-def _subprocess_error(args, **kw):
+def _subprocess_error(args: list[str], **kw: Any) -> Optional[Tuple[Type[OSError], Optional[int]]]:
     try:
         subprocess.run(args, **kw)
     except OSError as e:
@@ -26,7 +27,7 @@ def _subprocess_error(args, **kw):
     return None
 
 
-def test_directory_on_path_is_permission_error_as_subprocess(tmp_path):
+def test_directory_on_path_is_permission_error_as_subprocess(tmp_path: Path) -> None:
     (tmp_path / "d" / "prog").mkdir(parents=True)
     env = {"PATH": str(tmp_path / "d")}
     want = _subprocess_error(["prog"], env=env)
@@ -38,7 +39,7 @@ def test_directory_on_path_is_permission_error_as_subprocess(tmp_path):
         spawnkit.which("prog", path=env["PATH"])
 
 
-def test_directory_then_program_runs_the_program(tmp_path):
+def test_directory_then_program_runs_the_program(tmp_path: Path) -> None:
     (tmp_path / "d" / "prog").mkdir(parents=True)
     (tmp_path / "e").mkdir()
     _script(tmp_path / "e" / "prog", 4)
@@ -48,7 +49,8 @@ def test_directory_then_program_runs_the_program(tmp_path):
 
 
 @pytest.mark.parametrize("entry", ["bin", "./bin", "sub/../bin"])
-def test_relative_path_entry_is_under_cwd(tmp_path, monkeypatch, entry):
+def test_relative_path_entry_is_under_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                          entry: str) -> None:
     child = tmp_path / "child"
     (child / "bin").mkdir(parents=True)
     (child / "sub").mkdir()
@@ -71,7 +73,8 @@ def test_relative_path_entry_is_under_cwd(tmp_path, monkeypatch, entry):
     assert spawnkit.run(["prog"], env=env).returncode == 9
 
 
-def test_relative_path_entry_missing_under_cwd(tmp_path, monkeypatch):
+def test_relative_path_entry_missing_under_cwd(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
     parent = tmp_path / "parent"
     (parent / "bin").mkdir(parents=True)
     _script(parent / "bin" / "prog", 9)
@@ -85,7 +88,7 @@ def test_relative_path_entry_missing_under_cwd(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("how", ["argv", "executable"])
-def test_empty_program_name_is_permission_error_as_subprocess(how):
+def test_empty_program_name_is_permission_error_as_subprocess(how: str) -> None:
     kw: Dict[str, Any] = {"executable": ""} if how == "executable" else {}
     args = ["true"] if how == "executable" else [""]
     want = _subprocess_error(args, **kw)
@@ -97,11 +100,11 @@ def test_empty_program_name_is_permission_error_as_subprocess(how):
         spawnkit.spawn(args, **kw)
 
 
-def test_empty_program_name_async():
+def test_empty_program_name_async() -> None:
     import asyncio
     import spawnkit.aio
 
-    async def main():
+    async def main() -> None:
         with pytest.raises(PermissionError):
             await spawnkit.aio.run([""])
     asyncio.run(main())

@@ -5,15 +5,17 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 import spawnkit
 from spawnkit import DEVNULL, PIPE, STDOUT
-from conftest import is_dead, wait_dead
+from conftest import closed_fd, in_threads, is_dead, wait_dead
 
 
-def sig_mask_of(pid, field):
+def sig_mask_of(pid: int, field: str) -> int:
     """A signal mask line of /proc/<pid>/status as an int (SigBlk, SigIgn)."""
     with open(f"/proc/{pid}/status") as f:
         for line in f:
@@ -22,12 +24,12 @@ def sig_mask_of(pid, field):
     raise AssertionError(field)
 
 
-def bit(sig):
+def bit(sig: int) -> int:
     return 1 << (int(sig) - 1)
 
 
 @pytest.mark.native  # a pidfd, or the /proc tree walk
-def test_pid_pidfd_wait_returncode():
+def test_pid_pidfd_wait_returncode() -> None:
     p = spawnkit.spawn(["sh", "-c", "exit 4"])
     assert p.pid > 0 and isinstance(p.pidfd, int)
     assert p.wait() == 4 and p.returncode == 4
@@ -35,7 +37,7 @@ def test_pid_pidfd_wait_returncode():
     assert p.wait() == 4 and p.poll() == 4
 
 
-def test_poll_and_wait_timeout():
+def test_poll_and_wait_timeout() -> None:
     p = spawnkit.spawn(["sleep", "10"])
     try:
         assert p.poll() is None
@@ -47,7 +49,7 @@ def test_poll_and_wait_timeout():
         assert p.wait() == -signal.SIGKILL
 
 
-def test_send_signal_terminate_kill():
+def test_send_signal_terminate_kill() -> None:
     p = spawnkit.spawn(["sleep", "10"])
     p.send_signal(signal.SIGTERM)
     assert p.wait() == -signal.SIGTERM
@@ -61,7 +63,7 @@ def test_send_signal_terminate_kill():
 
 
 @pytest.mark.native  # a pidfd, or the /proc tree walk
-def test_signal_to_exited_unreaped_child_is_harmless():
+def test_signal_to_exited_unreaped_child_is_harmless() -> None:
     p = spawnkit.spawn(["true"])
     while not p._exited(0):
         time.sleep(0.001)
@@ -69,13 +71,13 @@ def test_signal_to_exited_unreaped_child_is_harmless():
     assert p.wait() == 0
 
 
-def test_stdout_stderr_pipe_and_communicate():
+def test_stdout_stderr_pipe_and_communicate() -> None:
     p = spawnkit.spawn(["sh", "-c", "cat; echo err >&2"], stdin=PIPE, stdout=PIPE, stderr=PIPE)
     out, err = p.communicate(b"data")
     assert (out, err, p.returncode) == (b"data", b"err\n", 0)
 
 
-def test_communicate_timeout_then_continue():
+def test_communicate_timeout_then_continue() -> None:
     p = spawnkit.spawn(["sh", "-c", "echo first; sleep 0.3; echo second"], stdout=PIPE)
     with pytest.raises(subprocess.TimeoutExpired):
         p.communicate(timeout=0.05)
@@ -83,7 +85,7 @@ def test_communicate_timeout_then_continue():
     assert out == b"first\nsecond\n" and err is None and p.returncode == 0
 
 
-def test_text_mode_files():
+def test_text_mode_files() -> None:
     p = spawnkit.spawn(["cat"], stdin=PIPE, stdout=PIPE, text=True)
     assert p.stdin is not None
     p.stdin.write("héllo\n")
@@ -94,25 +96,25 @@ def test_text_mode_files():
     assert p.wait() == 0
 
 
-def test_stderr_to_stdout():
+def test_stderr_to_stdout() -> None:
     p = spawnkit.spawn(["sh", "-c", "echo a; echo b >&2"], stdout=PIPE, stderr=STDOUT)
     out, err = p.communicate()
     assert out == b"a\nb\n" and err is None
 
 
 @pytest.mark.native  # the binding's own argument checks
-def test_stdout_stdout_rejected_for_stdin():
+def test_stdout_stdout_rejected_for_stdin() -> None:
     with pytest.raises(ValueError):
         spawnkit.spawn(["true"], stdin=STDOUT)
 
 
-def test_devnull():
+def test_devnull() -> None:
     p = spawnkit.spawn(["sh", "-c", "cat; echo x; echo y >&2"], stdin=DEVNULL,
                        stdout=DEVNULL, stderr=DEVNULL)
     assert p.wait() == 0
 
 
-def test_fd_and_file_object(tmp_path):
+def test_fd_and_file_object(tmp_path: Path) -> None:
     out = tmp_path / "out"
     with open(out, "wb") as f:
         p = spawnkit.spawn(["sh", "-c", "echo to-file; echo to-fd >&2"], stdout=f,
@@ -125,7 +127,7 @@ def test_fd_and_file_object(tmp_path):
     assert sorted(data.splitlines()) == [b"to-fd", b"to-file"]
 
 
-def test_swapped_low_fds():
+def test_swapped_low_fds() -> None:
     # stdout to the parent's fd 2 and stderr to the parent's fd 1: each
     # source must be read before the other action overwrites it.
     r1, w1 = os.pipe()
@@ -148,14 +150,14 @@ def test_swapped_low_fds():
 
 
 @pytest.mark.native  # the binding's own argument checks
-def test_bad_stdio_spec():
+def test_bad_stdio_spec() -> None:
     with pytest.raises(TypeError):
         spawnkit.spawn(["true"], stdout="nope")  # type: ignore[arg-type]
     with pytest.raises(ValueError):
         spawnkit.spawn(["true"], stdout=-7)
 
 
-def test_cwd_path_and_dirfd(tmp_path):
+def test_cwd_path_and_dirfd(tmp_path: Path) -> None:
     p = spawnkit.spawn(["pwd"], stdout=PIPE, cwd=tmp_path)
     assert p.communicate()[0] == os.fsencode(str(tmp_path)) + b"\n"
     dfd = os.open(str(tmp_path), os.O_RDONLY | os.O_DIRECTORY)
@@ -168,7 +170,7 @@ def test_cwd_path_and_dirfd(tmp_path):
 
 
 @pytest.mark.native  # the binding's own argument checks
-def test_cwd_errors(tmp_path):
+def test_cwd_errors(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError) as ei:
         spawnkit.spawn(["true"], cwd=tmp_path / "missing")
     assert ei.value.filename == str(tmp_path / "missing")
@@ -182,16 +184,13 @@ def test_cwd_errors(tmp_path):
             spawnkit.spawn(["true"], cwd=fd)
     finally:
         os.close(fd)
-    r, w = os.pipe()
-    os.close(r)
-    os.close(w)
     with pytest.raises(OSError) as ei_bad:
-        spawnkit.spawn(["true"], cwd=r)
+        spawnkit.spawn(["true"], cwd=closed_fd())
     assert ei_bad.value.errno == errno.EBADF
 
 
 @pytest.mark.native  # subprocess resolves and passes fds otherwise
-def test_relative_program_resolved_against_cwd(tmp_path):
+def test_relative_program_resolved_against_cwd(tmp_path: Path) -> None:
     sub = tmp_path / "bin"
     sub.mkdir()
     (sub / "hello").write_text("#!/bin/sh\necho hello from $0\n")
@@ -201,18 +200,18 @@ def test_relative_program_resolved_against_cwd(tmp_path):
     assert p.communicate()[0] == b"hello from %s/bin/hello\n" % os.fsencode(str(tmp_path))
 
 
-def test_env_replaces_environment():
+def test_env_replaces_environment() -> None:
     p = spawnkit.spawn(["/usr/bin/env"], env={"A": "1", b"B": b"2"}, stdout=PIPE)
     assert sorted(p.communicate()[0].splitlines()) == [b"A=1", b"B=2"]
 
 
-def test_env_none_inherits_current_environment(monkeypatch):
+def test_env_none_inherits_current_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SPAWNKIT_TEST_VAR", "visible")
     p = spawnkit.spawn(["sh", "-c", "echo $SPAWNKIT_TEST_VAR"], stdout=PIPE)
     assert p.communicate()[0] == b"visible\n"
 
 
-def test_env_path_is_used_for_lookup(tmp_path):
+def test_env_path_is_used_for_lookup(tmp_path: Path) -> None:
     (tmp_path / "only-here").write_text("#!/bin/sh\necho found\n")
     (tmp_path / "only-here").chmod(0o755)
     p = spawnkit.spawn(["only-here"], env={"PATH": str(tmp_path)}, stdout=PIPE)
@@ -220,7 +219,7 @@ def test_env_path_is_used_for_lookup(tmp_path):
 
 
 @pytest.mark.native  # the binding's own argument checks
-def test_env_and_argv_validation():
+def test_env_and_argv_validation() -> None:
     with pytest.raises(ValueError):
         spawnkit.spawn(["true"], env={"A=B": "1"})
     with pytest.raises(ValueError):
@@ -235,20 +234,20 @@ def test_env_and_argv_validation():
         spawnkit.spawn([])
 
 
-def test_string_args_is_a_program_name():
+def test_string_args_is_a_program_name() -> None:
     assert spawnkit.spawn("true").wait() == 0
 
 
-def test_executable_overrides_argv0():
+def test_executable_overrides_argv0() -> None:
     p = spawnkit.spawn(["my-name", "-c", 'echo "$0"'], executable="/bin/sh", stdout=PIPE)
     assert p.communicate()[0] == b"my-name\n"
 
 
-def child_fds(p):
+def child_fds(p: spawnkit.Process) -> list[int]:
     return sorted(int(x) for x in os.listdir(f"/proc/{p.pid}/fd"))
 
 
-def settled(**kw):
+def settled(**kw: Any) -> spawnkit.Process:
     """A child whose fds can be listed: sh says "ready" once it runs its
     script, so the dynamic loader's transient fds are gone (and without a
     redirection, for which dash saves an fd for a moment)."""
@@ -258,13 +257,14 @@ def settled(**kw):
     return p
 
 
-def finish(p):
+def finish(p: spawnkit.Process) -> None:
     p.kill_tree()
     p.wait()
+    assert p.stdout is not None
     p.stdout.close()
 
 
-def test_no_fd_above_2_leaks_into_child():
+def test_no_fd_above_2_leaks_into_child() -> None:
     inheritable = os.open("/dev/null", os.O_RDONLY)
     os.set_inheritable(inheritable, True)              # even a non-CLOEXEC fd
     r, w = os.pipe()
@@ -274,13 +274,15 @@ def test_no_fd_above_2_leaks_into_child():
             assert child_fds(p) == [0, 1, 2]
         finally:
             finish(p)
+            assert p.stderr is not None
             p.stderr.close()
+
     finally:
         for fd in (inheritable, r, w):
             os.close(fd)
 
 
-def test_pass_fds_same_number():
+def test_pass_fds_same_number() -> None:
     r, w = os.pipe()
     high = os.dup2(w, 57, inheritable=False)
     try:
@@ -304,7 +306,7 @@ def test_pass_fds_same_number():
                 os.close(fd)
 
 
-def test_pass_fds_only_those_fds():
+def test_pass_fds_only_those_fds() -> None:
     a = os.open("/dev/null", os.O_RDONLY)
     b = os.open("/dev/null", os.O_RDONLY)
     try:
@@ -319,18 +321,15 @@ def test_pass_fds_only_those_fds():
 
 
 @pytest.mark.native  # the binding's own argument checks
-def test_pass_fds_errors():
-    r, w = os.pipe()
-    os.close(r)
-    os.close(w)
+def test_pass_fds_errors() -> None:
     with pytest.raises(OSError) as ei:
-        spawnkit.spawn(["true"], pass_fds=[r])
+        spawnkit.spawn(["true"], pass_fds=[closed_fd()])
     assert ei.value.errno == errno.EBADF
     with pytest.raises(ValueError):
         spawnkit.spawn(["true"], pass_fds=[-1])
 
 
-def test_pass_fds_with_cwd(tmp_path):
+def test_pass_fds_with_cwd(tmp_path: Path) -> None:
     # cwd's dir fd is used by an action after pass_fds' closing ranges
     # are built: it must still be open when FCHDIR runs.
     fd = os.open("/dev/null", os.O_RDONLY)
@@ -341,7 +340,7 @@ def test_pass_fds_with_cwd(tmp_path):
         os.close(fd)
 
 
-def test_inherit_fds_keeps_inheritable_fds_only():
+def test_inherit_fds_keeps_inheritable_fds_only() -> None:
     inh = os.open("/dev/null", os.O_RDONLY)
     os.set_inheritable(inh, True)
     cloexec = os.open("/dev/null", os.O_RDONLY)
@@ -358,7 +357,7 @@ def test_inherit_fds_keeps_inheritable_fds_only():
 
 
 @pytest.mark.native  # subprocess resolves and passes fds otherwise
-def test_pass_fds_with_inherit_fds():
+def test_pass_fds_with_inherit_fds() -> None:
     passed = os.open("/dev/null", os.O_RDONLY)            # FD_CLOEXEC, passed
     inh = os.open("/dev/null", os.O_RDONLY)
     os.set_inheritable(inh, True)
@@ -374,7 +373,7 @@ def test_pass_fds_with_inherit_fds():
         os.close(inh)
 
 
-def test_signal_mask():
+def test_signal_mask() -> None:
     p = spawnkit.spawn(["sleep", "10"], signal_mask=[signal.SIGUSR1, signal.SIGTERM])
     try:
         assert sig_mask_of(p.pid, "SigBlk") == bit(signal.SIGUSR1) | bit(signal.SIGTERM)
@@ -389,7 +388,7 @@ def test_signal_mask():
         p.wait()
 
 
-def test_signal_mask_inherited_by_default():
+def test_signal_mask_inherited_by_default() -> None:
     old = signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGUSR2])
     try:
         p = spawnkit.spawn(["sleep", "10"])
@@ -403,14 +402,14 @@ def test_signal_mask_inherited_by_default():
 
 
 @pytest.mark.native  # the binding's own argument checks
-def test_invalid_signal_number():
+def test_invalid_signal_number() -> None:
     with pytest.raises(ValueError):
         spawnkit.spawn(["true"], signal_mask=[0])
     with pytest.raises(ValueError):
         spawnkit.spawn(["true"], default_signals=[65])
 
 
-def test_default_signals_and_restore_signals():
+def test_default_signals_and_restore_signals() -> None:
     old = signal.signal(signal.SIGUSR1, signal.SIG_IGN)
     try:
         kept = spawnkit.spawn(["sleep", "10"])
@@ -431,7 +430,7 @@ def test_default_signals_and_restore_signals():
             p.wait()
 
 
-def test_sigpipe_kills_writer_as_with_subprocess():
+def test_sigpipe_kills_writer_as_with_subprocess() -> None:
     # `yes` writing into a closed pipe dies of SIGPIPE, not of EPIPE.
     p = spawnkit.spawn(["yes"], stdout=PIPE)
     assert p.stdout is not None
@@ -440,7 +439,7 @@ def test_sigpipe_kills_writer_as_with_subprocess():
     assert p.wait() == -signal.SIGPIPE
 
 
-def test_context_manager_waits_and_closes():
+def test_context_manager_waits_and_closes() -> None:
     with spawnkit.spawn(["sh", "-c", "echo hi"], stdout=PIPE) as p:
         assert p.stdout is not None
         assert p.stdout.read() == b"hi\n"
@@ -448,7 +447,7 @@ def test_context_manager_waits_and_closes():
 
 
 @pytest.mark.native  # a pidfd, or the /proc tree walk
-def test_kill_tree_kills_descendants():
+def test_kill_tree_kills_descendants() -> None:
     p = spawnkit.spawn(["sh", "-c", "sleep 100 & echo $!; sleep 100 & echo $!; wait"],
                        stdout=PIPE)
     assert p.stdout is not None
@@ -461,7 +460,7 @@ def test_kill_tree_kills_descendants():
     p.stdout.close()
 
 
-def test_kill_tree_with_sigterm_leaves_nothing_stopped():
+def test_kill_tree_with_sigterm_leaves_nothing_stopped() -> None:
     p = spawnkit.spawn(["sh", "-c", "sleep 100 & echo $!; wait"], stdout=PIPE)
     assert p.stdout is not None
     gpid = int(p.stdout.readline())
@@ -471,7 +470,7 @@ def test_kill_tree_with_sigterm_leaves_nothing_stopped():
     p.stdout.close()
 
 
-def test_kill_tree_stops_a_forking_loop():
+def test_kill_tree_stops_a_forking_loop() -> None:
     p = spawnkit.spawn(["sh", "-c", "while :; do sleep 100 & done"])
     time.sleep(0.2)
     p.kill_tree()
@@ -482,7 +481,7 @@ def test_kill_tree_stops_a_forking_loop():
     assert not _descendants({p.pid}, _all_stats())
 
 
-def test_kill_tree_finds_orphan_holding_the_pipe():
+def test_kill_tree_finds_orphan_holding_the_pipe() -> None:
     p = spawnkit.spawn(["sh", "-c", "sleep 100 & echo $!"], stdout=PIPE)
     assert p.stdout is not None
     orphan = int(p.stdout.readline())
@@ -493,7 +492,7 @@ def test_kill_tree_finds_orphan_holding_the_pipe():
     p.stdout.close()
 
 
-def test_kill_tree_leaves_a_fork_of_ours_alone():
+def test_kill_tree_leaves_a_fork_of_ours_alone() -> None:
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:                                   # holds both pipe ends
@@ -519,7 +518,7 @@ def test_kill_tree_leaves_a_fork_of_ours_alone():
         os.close(w)
 
 
-def test_dropped_running_process_is_reaped_later():
+def test_dropped_running_process_is_reaped_later() -> None:
     p = spawnkit.spawn(["sleep", "0.1"])
     pid = p.pid
     del p
@@ -531,30 +530,25 @@ def test_dropped_running_process_is_reaped_later():
 
 
 @pytest.mark.native  # a pidfd, or the /proc tree walk
-def test_repr():
+def test_repr() -> None:
     p = spawnkit.spawn(["true"])
     p.wait()
     assert "returncode=0" in repr(p)
 
 
 @pytest.mark.threads
-def test_spawn_from_many_threads():
-    import threading
+def test_spawn_from_many_threads() -> None:
     outs = []
 
-    def go(i):
+    def go(i: int) -> None:
         p = spawnkit.spawn(["echo", str(i)], stdout=PIPE)
         outs.append((i, p.communicate()[0]))
 
-    ts = [threading.Thread(target=go, args=(i,)) for i in range(32)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
+    in_threads(go, [(i,) for i in range(32)])
     assert sorted(outs) == [(i, b"%d\n" % i) for i in range(32)]
 
 
-def test_interpreter_is_a_venv_over_the_real_one():
+def test_interpreter_is_a_venv_over_the_real_one() -> None:
     # the suite runs in a virtual environment (python/Makefile refuses
     # anything else: nothing is installed into the system interpreter),
     # over a real interpreter, not a pyenv shim script

@@ -5,31 +5,33 @@ import shutil
 import stat
 import subprocess
 import threading
+from pathlib import Path
 from typing import List, Union
 
 import pytest
 
 import spawnkit
 from spawnkit import StaleTemplateError, Template, template_cache
+from conftest import closed_fd, in_threads
 
 # The compiled binding itself: not there in the portable fallback.
 pytestmark = pytest.mark.native
 
 
-def copy_true(dirpath, name="tool"):
+def copy_true(dirpath: "str | os.PathLike[str]", name: str = "tool") -> str:
     dst = os.path.join(dirpath, name)
     shutil.copy2("/bin/true", dst)
     return dst
 
 
-def rename_new_copy_over(path, src="/bin/true"):
+def rename_new_copy_over(path: str, src: str = "/bin/true") -> None:
     """What a package manager does: write a new file, rename it over."""
     tmp = path + ".new"
     shutil.copy2(src, tmp)
     os.rename(tmp, path)
 
 
-def test_from_absolute_path():
+def test_from_absolute_path() -> None:
     with Template("/bin/sh") as t:
         assert t.path == "/bin/sh"
         assert t.backend in ("user", "kernel")
@@ -39,20 +41,21 @@ def test_from_absolute_path():
     assert t.closed
 
 
-def test_from_relative_path_is_made_absolute(tmp_path, monkeypatch):
+def test_from_relative_path_is_made_absolute(tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
     copy_true(tmp_path)
     monkeypatch.chdir(tmp_path)
     with Template("./tool") as t:
         assert t.path == os.path.join(str(tmp_path), "tool")
 
 
-def test_from_command_name_resolved_over_path():
+def test_from_command_name_resolved_over_path() -> None:
     with Template("sh") as t:
         assert t.path == shutil.which("sh")
         assert t.path is not None and os.path.isabs(t.path)
 
 
-def test_from_fd():
+def test_from_fd() -> None:
     fd = os.open("/bin/sh", os.O_RDONLY | os.O_CLOEXEC)
     try:
         with Template(fd=fd) as t:
@@ -63,7 +66,7 @@ def test_from_fd():
         os.close(fd)
 
 
-def test_from_fd_classmethod():
+def test_from_fd_classmethod() -> None:
     fd = os.open("/bin/true", os.O_RDONLY | os.O_CLOEXEC)
     try:
         with Template.from_fd(fd) as t:
@@ -72,16 +75,13 @@ def test_from_fd_classmethod():
         os.close(fd)
 
 
-def test_bad_fd_is_ebadf():
-    r, w = os.pipe()
-    os.close(r)
-    os.close(w)
+def test_bad_fd_is_ebadf() -> None:
     with pytest.raises(OSError) as ei:
-        Template(fd=r)
+        Template(fd=closed_fd())
     assert ei.value.errno == errno.EBADF
 
 
-def test_argument_errors():
+def test_argument_errors() -> None:
     with pytest.raises(TypeError):
         Template()
     with pytest.raises(TypeError):
@@ -90,7 +90,7 @@ def test_argument_errors():
         Template(fd="3")  # type: ignore[arg-type]
 
 
-def test_missing_file_is_filenotfound():
+def test_missing_file_is_filenotfound() -> None:
     with pytest.raises(FileNotFoundError) as ei:
         Template("/nonexistent/tool")
     assert ei.value.filename == "/nonexistent/tool"
@@ -98,7 +98,7 @@ def test_missing_file_is_filenotfound():
         Template("no-such-command-spawnkit")
 
 
-def test_not_executable_is_permission_error(tmp_path):
+def test_not_executable_is_permission_error(tmp_path: Path) -> None:
     f = tmp_path / "data"
     f.write_bytes(b"#!/bin/sh\n")
     f.chmod(0o644)
@@ -106,12 +106,12 @@ def test_not_executable_is_permission_error(tmp_path):
         Template(str(f))
 
 
-def test_directory_is_permission_error(tmp_path):
+def test_directory_is_permission_error(tmp_path: Path) -> None:
     with pytest.raises(PermissionError):
         Template(str(tmp_path))
 
 
-def test_closed_template_refuses_to_spawn():
+def test_closed_template_refuses_to_spawn() -> None:
     t = Template("/bin/true")
     t.close()
     t.close()                                 # idempotent
@@ -120,11 +120,11 @@ def test_closed_template_refuses_to_spawn():
     assert "closed" in repr(t)
 
 
-def test_close_while_other_threads_spawn_never_crashes():
+def test_close_while_other_threads_spawn_never_crashes() -> None:
     t = Template("/bin/true")
     results: List[Union[int, str]] = []
 
-    def worker():
+    def worker() -> None:
         for _ in range(30):
             try:
                 results.append(t.spawn(["true"]).wait())
@@ -142,7 +142,7 @@ def test_close_while_other_threads_spawn_never_crashes():
     assert t._ptr is None                     # destroyed once nobody used it
 
 
-def test_explicit_template_reports_estale(tmp_path):
+def test_explicit_template_reports_estale(tmp_path: Path) -> None:
     path = copy_true(tmp_path)
     with Template(path) as t:
         assert t.spawn(["tool"]).wait() == 0
@@ -153,7 +153,7 @@ def test_explicit_template_reports_estale(tmp_path):
         assert isinstance(e, OSError) and e.errno == errno.ESTALE
 
 
-def test_cache_recreates_stale_template_transparently(tmp_path):
+def test_cache_recreates_stale_template_transparently(tmp_path: Path) -> None:
     path = copy_true(tmp_path)
     assert spawnkit.run([path]).returncode == 0
     first = template_cache.get(path)
@@ -166,7 +166,7 @@ def test_cache_recreates_stale_template_transparently(tmp_path):
     assert path not in template_cache
 
 
-def test_cache_stale_then_deleted_is_filenotfound(tmp_path):
+def test_cache_stale_then_deleted_is_filenotfound(tmp_path: Path) -> None:
     path = copy_true(tmp_path)
     assert spawnkit.run([path]).returncode == 0
     os.unlink(path)
@@ -175,13 +175,13 @@ def test_cache_stale_then_deleted_is_filenotfound(tmp_path):
     template_cache.discard(path)
 
 
-def test_cache_estale_under_concurrent_renames(tmp_path):
+def test_cache_estale_under_concurrent_renames(tmp_path: Path) -> None:
     path = copy_true(tmp_path)
     stop = threading.Event()
     errors = []
     codes = []
 
-    def renamer():
+    def renamer() -> None:
         # The new copy is written by another process (cp): written from a
         # thread of ours, its write fd would be inherited for an instant by
         # children forked from the other threads, and an exec of it in that
@@ -191,7 +191,7 @@ def test_cache_estale_under_concurrent_renames(tmp_path):
             subprocess.run(["cp", "/bin/true", path + ".new"], check=True)
             os.rename(path + ".new", path)
 
-    def runner():
+    def runner() -> None:
         try:
             for _ in range(25):
                 codes.append(spawnkit.run([path]).returncode)
@@ -200,11 +200,7 @@ def test_cache_estale_under_concurrent_renames(tmp_path):
 
     r = threading.Thread(target=renamer)
     r.start()
-    runners = [threading.Thread(target=runner) for _ in range(4)]
-    for th in runners:
-        th.start()
-    for th in runners:
-        th.join()
+    in_threads(runner, [()] * 4)
     stop.set()
     r.join()
     template_cache.discard(path)
@@ -215,31 +211,27 @@ def test_cache_estale_under_concurrent_renames(tmp_path):
     assert len(codes) + len(errors) == 100
 
 
-def test_cache_same_object_per_path():
+def test_cache_same_object_per_path() -> None:
     a = template_cache.get("/bin/true")
     assert template_cache.get(b"/bin/true") is a
     assert "/bin/true" in template_cache and len(template_cache) >= 1
 
 
-def test_cache_is_thread_safe_on_first_use(tmp_path):
+def test_cache_is_thread_safe_on_first_use(tmp_path: Path) -> None:
     path = copy_true(tmp_path)
     got = []
     barrier = threading.Barrier(8)
 
-    def get():
+    def get() -> None:
         barrier.wait()
         got.append(template_cache.get(path))
 
-    threads = [threading.Thread(target=get) for _ in range(8)]
-    for th in threads:
-        th.start()
-    for th in threads:
-        th.join()
+    in_threads(get, [()] * 8)
     assert len({id(t) for t in got}) == 1
     template_cache.discard(path)
 
 
-def test_which(tmp_path):
+def test_which(tmp_path: Path) -> None:
     assert spawnkit.which("sh") == shutil.which("sh")
     tool = copy_true(tmp_path)
     assert spawnkit.which("tool", path=f"/nonexistent:{tmp_path}") == tool
@@ -251,7 +243,7 @@ def test_which(tmp_path):
         spawnkit.which("tool", path=str(tmp_path))
 
 
-def test_which_skips_non_executable_for_a_later_match(tmp_path):
+def test_which_skips_non_executable_for_a_later_match(tmp_path: Path) -> None:
     a, b = tmp_path / "a", tmp_path / "b"
     a.mkdir()
     b.mkdir()
@@ -261,19 +253,19 @@ def test_which_skips_non_executable_for_a_later_match(tmp_path):
     assert spawnkit.which("tool", path=f"{a}:{b}") == tool
 
 
-def test_backend_and_kernel_probe():
+def test_backend_and_kernel_probe() -> None:
     assert spawnkit.backend() in ("user", "kernel")
     assert isinstance(spawnkit.kernel_has_spawn_template(), bool)
 
 
-def test_forced_user_backend(monkeypatch):
+def test_forced_user_backend(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SPAWNKIT_BACKEND", "user")
     assert spawnkit.backend() == "user"
     with Template("/bin/true") as t:
         assert t.backend == "user"
 
 
-def test_forced_kernel_backend_without_kernel_is_enosys(monkeypatch):
+def test_forced_kernel_backend_without_kernel_is_enosys(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SPAWNKIT_BACKEND", "kernel")
     if spawnkit.kernel_has_spawn_template():
         assert spawnkit.backend() == "kernel"
@@ -283,14 +275,14 @@ def test_forced_kernel_backend_without_kernel_is_enosys(monkeypatch):
         assert ei.value.errno == errno.ENOSYS
 
 
-def test_unknown_backend_name_is_einval(monkeypatch):
+def test_unknown_backend_name_is_einval(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SPAWNKIT_BACKEND", "bogus")
     with pytest.raises(OSError) as ei:
         spawnkit.backend()
     assert ei.value.errno == errno.EINVAL
 
 
-def test_template_fd_cloexec_flag():
+def test_template_fd_cloexec_flag() -> None:
     import fcntl
     with Template("/bin/true") as t:
         assert fcntl.fcntl(t.fd, fcntl.F_GETFD) & fcntl.FD_CLOEXEC

@@ -10,6 +10,8 @@ import resource
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,15 +23,17 @@ from spawnkit._ffi import lib
 pytestmark = pytest.mark.native
 
 
-def _child(code, **kw):
+def _child(code: str, **kw: Any) -> str:
     """Run a Python snippet in a fresh interpreter; its stdout."""
     r = subprocess.run([sys.executable, "-c", textwrap.dedent(code)],
                        capture_output=True, text=True, timeout=300, **kw)
     assert r.returncode == 0, r.stdout + r.stderr
-    return r.stdout
+    out: str = r.stdout
+    return out
 
 
-def test_many_distinct_programs_under_a_small_fd_limit(tmp_path):
+
+def test_many_distinct_programs_under_a_small_fd_limit(tmp_path: Path) -> None:
     out = _child(f"""
         import os, resource, shutil, spawnkit
         resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
@@ -47,7 +51,7 @@ def test_many_distinct_programs_under_a_small_fd_limit(tmp_path):
     assert n <= base + cap + 2          # +2: run()'s shared /dev/null fd and slack
 
 
-def test_max_size_follows_rlimit_nofile():
+def test_max_size_follows_rlimit_nofile() -> None:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     try:
         resource.setrlimit(resource.RLIMIT_NOFILE, (256, hard))
@@ -59,7 +63,7 @@ def test_max_size_follows_rlimit_nofile():
     assert TemplateCache(max_size=7).max_size == 7
 
 
-def _tools(tmp_path, n):
+def _tools(tmp_path: Path, n: int) -> list[str]:
     paths = []
     for i in range(n):
         p = tmp_path / f"t{i}"
@@ -68,7 +72,7 @@ def _tools(tmp_path, n):
     return paths
 
 
-def test_least_recently_used_goes_first(tmp_path):
+def test_least_recently_used_goes_first(tmp_path: Path) -> None:
     a, b, c, d = _tools(tmp_path, 4)
     cache = TemplateCache(max_size=3)
     ta, tb, tc = cache.get(a), cache.get(b), cache.get(c)
@@ -83,7 +87,7 @@ def test_least_recently_used_goes_first(tmp_path):
     assert td.closed
 
 
-def test_idle_templates_are_closed(tmp_path):
+def test_idle_templates_are_closed(tmp_path: Path) -> None:
     a, b = _tools(tmp_path, 2)
     now = [100.0]
     cache = TemplateCache(idle_seconds=10, clock=lambda: now[0])
@@ -99,13 +103,13 @@ def test_idle_templates_are_closed(tmp_path):
     cache.clear()
 
 
-def test_default_idle_time_is_the_librarys():
+def test_default_idle_time_is_the_librarys() -> None:
     assert TemplateCache().idle_seconds == lib.SPAWNKIT_TEMPLATE_CACHE_IDLE_SEC
     with pytest.raises(ValueError):
         TemplateCache(max_size=0)
 
 
-def test_eviction_while_spawning_defers_the_free(tmp_path):
+def test_eviction_while_spawning_defers_the_free(tmp_path: Path) -> None:
     a, b = _tools(tmp_path, 2)
     cache = TemplateCache(max_size=1)
     ta, ptr = cache.acquire(a)
@@ -116,7 +120,7 @@ def test_eviction_while_spawning_defers_the_free(tmp_path):
     cache.clear()
 
 
-def test_closed_template_in_cache_is_remade(tmp_path):
+def test_closed_template_in_cache_is_remade(tmp_path: Path) -> None:
     (a,) = _tools(tmp_path, 1)
     cache = TemplateCache()
     t = cache.get(a)
@@ -126,7 +130,7 @@ def test_closed_template_in_cache_is_remade(tmp_path):
     cache.clear()
 
 
-def test_global_cache_stays_bounded_through_run(tmp_path):
+def test_global_cache_stays_bounded_through_run(tmp_path: Path) -> None:
     paths = _tools(tmp_path, 12)
     template_cache.configure(max_size=5)
     try:
@@ -140,7 +144,7 @@ def test_global_cache_stays_bounded_through_run(tmp_path):
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to change uid")
-def test_cached_templates_survive_dropping_privileges():
+def test_cached_templates_survive_dropping_privileges() -> None:
     out = _child("""
         import os, spawnkit
         assert spawnkit.run(["/bin/true"]).returncode == 0
@@ -157,7 +161,7 @@ def test_cached_templates_survive_dropping_privileges():
     assert out.strip() == "65534"
 
 
-def test_explicit_template_still_reports_eacces_after_a_uid_change():
+def test_explicit_template_still_reports_eacces_after_a_uid_change() -> None:
     if os.geteuid() != 0:
         pytest.skip("needs root to change uid")
     _child("""
@@ -175,7 +179,7 @@ def test_explicit_template_still_reports_eacces_after_a_uid_change():
     """, cwd="/")
 
 
-def test_drop_in_keeps_routing_after_dropping_privileges():
+def test_drop_in_keeps_routing_after_dropping_privileges() -> None:
     """The subprocess drop-in follows the same policy: after a uid change
     its cached templates are remade (EACCES), not handed to stock."""
     if os.geteuid() != 0:

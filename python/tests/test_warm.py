@@ -8,6 +8,9 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,13 +19,13 @@ import spawnkit.aio
 
 # Warm interpreters are templates: not there in the portable fallback.
 pytestmark = pytest.mark.native
-from conftest import children_of, wait_dead
+from conftest import children_of, in_threads, wait_dead
 
 PY = os.path.realpath(sys.executable)
 
 
 @pytest.fixture(autouse=True)
-def warm_clean(monkeypatch):
+def warm_clean(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     for k in list(os.environ):
         if k.startswith("SPAWNKIT_WARM"):
             monkeypatch.delenv(k)
@@ -30,14 +33,19 @@ def warm_clean(monkeypatch):
     spawnkit.warm_shutdown()
 
 
-def delta(before, key, reason=None):
+def delta(before: dict[str, Any], key: str | None, reason: str | None = None) -> int:
+    """How far the counter `key`, or the count of cold runs for `reason`,
+    moved since `before` (a warm_stats())."""
     after = spawnkit.warm_stats()
     if reason:
-        return after["reasons"].get(reason, 0) - before["reasons"].get(reason, 0)
-    return after[key] - before[key]
+        n: int = after["reasons"].get(reason, 0) - before["reasons"].get(reason, 0)
+    else:
+        assert key is not None
+        n = after[key] - before[key]
+    return n
 
 
-def warm_pids():
+def warm_pids() -> list[int]:
     """Our children that are warm interpreters (their cmdline holds the bootstrap)."""
     out = []
     for pid in children_of(os.getpid()):
@@ -50,7 +58,7 @@ def warm_pids():
     return out
 
 
-def test_warm_equals_cold_and_is_counted():
+def test_warm_equals_cold_and_is_counted() -> None:
     code = "import sys, os; print(sys.argv, os.getcwd(), os.environ.get('W')); sys.exit(3)"
     cold = spawnkit.run([PY, "-c", code, "a"], env={"W": "1"}, cwd="/tmp")
     st = spawnkit.warm_stats()
@@ -60,19 +68,19 @@ def test_warm_equals_cold_and_is_counted():
     assert len(warm_pids()) == 1
 
 
-def test_tool_is_the_callers_child():
+def test_tool_is_the_callers_child() -> None:
     r = spawnkit.run([PY, "-c", "import os; print(os.getppid())"], warm=True)
     assert int(r.stdout) == os.getpid()
 
 
-def test_not_python_runs_cold_with_reason():
+def test_not_python_runs_cold_with_reason() -> None:
     st = spawnkit.warm_stats()
     r = spawnkit.run(["/bin/echo", "hi"], warm=True)
     assert r.stdout == b"hi\n"
     assert delta(st, None, "not-python") == 1 and delta(st, "warm_spawns") == 0
 
 
-def test_shell_script_and_tty_run_cold(tmp_path):
+def test_shell_script_and_tty_run_cold(tmp_path: Path) -> None:
     script = tmp_path / "s.py"
     script.write_text("#!/bin/sh\necho shebang\n")
     script.chmod(0o755)
@@ -91,7 +99,7 @@ def test_shell_script_and_tty_run_cold(tmp_path):
         os.close(slave)
 
 
-def test_timeout_kills_hanging_tool_and_interpreter_survives():
+def test_timeout_kills_hanging_tool_and_interpreter_survives() -> None:
     spawnkit.run([PY, "-c", "pass"], warm=True)
     (interp,) = warm_pids()
     with pytest.raises(subprocess.TimeoutExpired):
@@ -102,7 +110,7 @@ def test_timeout_kills_hanging_tool_and_interpreter_survives():
     assert warm_pids() == [interp]
 
 
-def test_crash_flood_fork_affect_only_their_call():
+def test_crash_flood_fork_affect_only_their_call() -> None:
     st = spawnkit.warm_stats()
     r = spawnkit.run([PY, "-c", "import ctypes; ctypes.string_at(0)"], warm=True)
     assert r.returncode == -signal.SIGSEGV
@@ -118,7 +126,7 @@ def test_crash_flood_fork_affect_only_their_call():
     assert len(warm_pids()) == 1
 
 
-def test_dead_interpreter_is_replaced():
+def test_dead_interpreter_is_replaced() -> None:
     spawnkit.run([PY, "-c", "pass"], warm=True)
     (interp,) = warm_pids()
     os.kill(interp, signal.SIGKILL)
@@ -130,7 +138,7 @@ def test_dead_interpreter_is_replaced():
     assert warm_pids() and interp not in warm_pids()
 
 
-def test_hung_interpreter_call_runs_cold(monkeypatch):
+def test_hung_interpreter_call_runs_cold(monkeypatch: pytest.MonkeyPatch) -> None:
     spawnkit.run([PY, "-c", "pass"], warm=True)
     (interp,) = warm_pids()
     os.kill(interp, signal.SIGSTOP)
@@ -142,7 +150,7 @@ def test_hung_interpreter_call_runs_cold(monkeypatch):
     assert wait_dead([interp]) and not warm_pids()
 
 
-def test_invalidated_by_a_new_pth_then_restarted(tmp_path):
+def test_invalidated_by_a_new_pth_then_restarted(tmp_path: Path) -> None:
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     vpy = str(venv / "bin" / "python")
@@ -161,7 +169,7 @@ def test_invalidated_by_a_new_pth_then_restarted(tmp_path):
     assert delta(st, "restarted") == 1 and delta(st, "warm_spawns") == 1
 
 
-def test_idle_shutdown_and_periodic_restart(monkeypatch):
+def test_idle_shutdown_and_periodic_restart(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SPAWNKIT_WARM_IDLE", "0.3")
     spawnkit.run([PY, "-c", "pass"], warm=True)
     (interp,) = warm_pids()
@@ -177,14 +185,14 @@ def test_idle_shutdown_and_periodic_restart(monkeypatch):
     assert delta(st, "warm_spawns") == 5 and delta(st, "restarted") >= 2
 
 
-def test_disabled(monkeypatch):
+def test_disabled(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SPAWNKIT_WARM", "0")
     st = spawnkit.warm_stats()
     assert spawnkit.run([PY, "-c", "print(1)"], warm=True).stdout == b"1\n"
     assert delta(st, None, "disabled") == 1 and not warm_pids()
 
 
-def test_pass_fds_and_nothing_else(tmp_path):
+def test_pass_fds_and_nothing_else(tmp_path: Path) -> None:
     r, w = os.pipe()
     try:
         out = spawnkit.run([PY, "-c", "import os; os.write(int(os.environ['FD']), b'via fd');"
@@ -201,38 +209,34 @@ def test_pass_fds_and_nothing_else(tmp_path):
             os.close(w)
 
 
-def test_spawn_and_aio():
+def test_spawn_and_aio() -> None:
     p = spawnkit.spawn([PY, "-c", "import sys; print(sys.stdin.read().upper())"],
                        stdin=spawnkit.PIPE, stdout=spawnkit.PIPE, warm=True)
     out, _ = p.communicate(b"abc")
     assert out == b"ABC\n" and p.returncode == 0
 
-    async def main():
+    async def main() -> list[spawnkit.CompletedProcess]:
         return await asyncio.gather(*[spawnkit.aio.run([PY, "-c", f"print({i})"], warm=True)
                                       for i in range(5)])
     res = asyncio.run(main())
     assert [r.stdout for r in res] == [f"{i}\n".encode() for i in range(5)]
 
 
-def test_threads_share_one_interpreter():
+def test_threads_share_one_interpreter() -> None:
     st = spawnkit.warm_stats()
     errors = []
 
-    def work(n):
+    def work(n: int) -> None:
         for i in range(4):
             r = spawnkit.run([PY, "-c", "import sys; print(sys.argv[1])", f"{n}-{i}"], warm=True)
             if r.stdout != f"{n}-{i}\n".encode():
                 errors.append(r)
-    ts = [threading.Thread(target=work, args=(n,)) for n in range(6)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
+    in_threads(work, [(n,) for n in range(6)])
     assert not errors
     assert delta(st, "warm_spawns") == 24 and len(warm_pids()) == 1
 
 
-def test_preload_is_visible_and_keyed():
+def test_preload_is_visible_and_keyed() -> None:
     code = "import sys; print('json' in sys.modules, 'decimal' in sys.modules)"
     cold = spawnkit.run([PY, "-S", "-c", code])
     assert spawnkit.run([PY, "-S", "-c", code], warm=True).stdout == cold.stdout
@@ -245,7 +249,7 @@ def test_preload_is_visible_and_keyed():
     assert r.returncode == 0 and delta(st, None, "unsupported") == 1
 
 
-def test_tool_cpu_is_in_callers_rusage_children():
+def test_tool_cpu_is_in_callers_rusage_children() -> None:
     import resource
     spawnkit.run([PY, "-c", "pass"], warm=True)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -257,7 +261,7 @@ def test_tool_cpu_is_in_callers_rusage_children():
     assert used >= 0.25, used
 
 
-def test_fresh_random_and_thread_identity_per_call():
+def test_fresh_random_and_thread_identity_per_call() -> None:
     code = ("import os, random, tempfile, threading; print(random.random(), tempfile.mktemp(), "
             "threading.main_thread() is threading.current_thread(), "
             "threading.get_native_id() == os.getpid())")
@@ -268,7 +272,7 @@ def test_fresh_random_and_thread_identity_per_call():
 
 
 @pytest.mark.parametrize("thread", [False, True])
-def test_interpreter_ends_with_its_caller(thread):
+def test_interpreter_ends_with_its_caller(thread: bool) -> None:
     # A caller that exits without warm_shutdown(): its warm interpreter sees
     # end of file on the socketpair (and PR_SET_PDEATHSIG when started from
     # the main thread) and exits; nothing is left running.

@@ -6,71 +6,80 @@
 #include <sys/mman.h>
 #include "bt.h"
 
-/* flags != 0: EINVAL, results untouched. */
-TEST(flags_are_einval_results_untouched)
-{
-	static int64_t res[BATCH_MAX_ENTRIES + 2];
+/* Two good entries (8, then 0) and marked results. */
+FIXTURE(two) {
 	struct batch_entry e[2];
+	int64_t res[4];
+};
 
+FIXTURE_SETUP(two)
+{
 	bt_init();
-	e[0] = bt_positive();
-	e[1] = bt_zero();
-	bt_mark(res, 2);
-	CHECK_ERR(spawnkit_batch(e, res, 2, 1), EINVAL);
-	CHECK_ERR(spawnkit_batch(e, res, 2, 0x80000000u), EINVAL);
-	CHECK_EQ(res[0], BT_MARK);
+	self->e[0] = bt_positive();
+	self->e[1] = bt_zero();
+	bt_mark(self->res, 4);
+}
+
+FIXTURE_TEARDOWN(two)
+{
+}
+
+/* flags != 0: EINVAL, results untouched. */
+TEST_F(two, flags_are_einval_results_untouched)
+{
+	CHECK_ERR(spawnkit_batch(self->e, self->res, 2, 1), EINVAL);
+	CHECK_ERR(spawnkit_batch(self->e, self->res, 2, 0x80000000u), EINVAL);
+	CHECK_EQ(self->res[0], BT_MARK);
 }
 
 /* Empty batch: EINVAL (flags are checked first: EINVAL either way). */
-TEST(empty_batch_is_einval)
+TEST_F(two, empty_batch_is_einval)
 {
-	static int64_t res[BATCH_MAX_ENTRIES + 2];
-	struct batch_entry e[2];
-
-	bt_init();
-	e[0] = bt_positive();
-	e[1] = bt_zero();
-	bt_mark(res, 2);
-	CHECK_ERR(spawnkit_batch(e, res, 0, 0), EINVAL);
+	CHECK_ERR(spawnkit_batch(self->e, self->res, 0, 0), EINVAL);
 	CHECK_ERR(spawnkit_batch(NULL, NULL, 0, 0), EINVAL);
-	CHECK_EQ(res[0], BT_MARK);
+	CHECK_EQ(self->res[0], BT_MARK);
+}
+
+/* One entry more than the maximum (8 each) and marked results, one more
+ * than that. */
+static struct batch_entry big[BATCH_MAX_ENTRIES + 1];
+static int64_t big_res[BATCH_MAX_ENTRIES + 2];
+
+FIXTURE(full) {
+	int unused;
+};
+
+FIXTURE_SETUP(full)
+{
+	bt_init();
+	for (unsigned int i = 0; i < BATCH_MAX_ENTRIES + 1; i++)
+		big[i] = bt_positive();
+	bt_mark(big_res, BATCH_MAX_ENTRIES + 2);
+}
+
+FIXTURE_TEARDOWN(full)
+{
 }
 
 /* Maximum length: every entry runs. */
-TEST(maximum_length_runs_every_entry)
+TEST_F(full, maximum_length_runs_every_entry)
 {
-	static struct batch_entry big[BATCH_MAX_ENTRIES + 1];
-	static int64_t res[BATCH_MAX_ENTRIES + 2];
 	unsigned int i;
-	long ret;
 
-	bt_init();
-	for (i = 0; i < BATCH_MAX_ENTRIES + 1; i++)
-		big[i] = bt_positive();
-	bt_mark(res, BATCH_MAX_ENTRIES + 2);
-	ret = spawnkit_batch(big, res, BATCH_MAX_ENTRIES, 0);
-	CHECK_EQ(ret, BATCH_MAX_ENTRIES - 1);
+	CHECK_EQ(spawnkit_batch(big, big_res, BATCH_MAX_ENTRIES, 0), BATCH_MAX_ENTRIES - 1);
 	for (i = 0; i < BATCH_MAX_ENTRIES; i++)
-		if (res[i] != 8)
+		if (big_res[i] != 8)
 			break;
 	CHECK_EQ(i, BATCH_MAX_ENTRIES);
-	CHECK_EQ(res[BATCH_MAX_ENTRIES], BT_MARK);
+	CHECK_EQ(big_res[BATCH_MAX_ENTRIES], BT_MARK);
 }
 
 /* One over: E2BIG, nothing run or written. */
-TEST(one_over_maximum_is_e2big)
+TEST_F(full, one_over_maximum_is_e2big)
 {
-	static struct batch_entry big[BATCH_MAX_ENTRIES + 1];
-	static int64_t res[BATCH_MAX_ENTRIES + 2];
-	unsigned int i;
-
-	bt_init();
-	for (i = 0; i < BATCH_MAX_ENTRIES + 1; i++)
-		big[i] = bt_positive();
-	bt_mark(res, BATCH_MAX_ENTRIES + 2);
-	CHECK_ERR(spawnkit_batch(big, res, BATCH_MAX_ENTRIES + 1, 0), E2BIG);
-	CHECK_ERR(spawnkit_batch(big, res, 0xffffffffu, 0), E2BIG);
-	CHECK_EQ(res[0], BT_MARK);
+	CHECK_ERR(spawnkit_batch(big, big_res, BATCH_MAX_ENTRIES + 1, 0), E2BIG);
+	CHECK_ERR(spawnkit_batch(big, big_res, 0xffffffffu, 0), E2BIG);
+	CHECK_EQ(big_res[0], BT_MARK);
 }
 
 /* Bad entries: NULL, a PROT_NONE page, an array whose tail runs onto
@@ -131,14 +140,11 @@ TEST(bad_results_are_efault)
 }
 
 /* The library's other answers. */
-TEST(backend_names_and_availability)
+TEST_F(two, backend_names_and_availability)
 {
-	static int64_t res[BATCH_MAX_ENTRIES + 2];
-	struct batch_entry e[2];
+	struct batch_entry *e = self->e;
+	int64_t *res = self->res;
 
-	bt_init();
-	e[0] = bt_positive();
-	e[1] = bt_zero();
 	CHECK(strcmp(spawnkit_batch_backend_name(SPAWNKIT_BATCH_EMULATOR), "emulator") == 0);
 	CHECK(strcmp(spawnkit_batch_backend_name(SPAWNKIT_BATCH_URING), "uring") == 0);
 	CHECK(strcmp(spawnkit_batch_backend_name(SPAWNKIT_BATCH_KERNEL), "kernel") == 0);

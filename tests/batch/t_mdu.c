@@ -11,17 +11,17 @@
  */
 #include <grp.h>
 #include <limits.h>
-#include <libgen.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include "bt.h"
+#include "scratch.h"
+#include "proc_self.h"
 
 #define NOBODY 65534
 
-static char top[] = "/tmp/spawnkit-mdu-XXXXXX";
 static char mdu[PATH_MAX];
 
 struct outcome {
@@ -100,42 +100,6 @@ static void compare(const char *du_opt, const char *mdu_opt, char *p1, char *p2,
 	}
 }
 
-static void put(const char *rel, size_t size)
-{
-	char p[PATH_MAX], buf[4096];
-	int fd;
-
-	snprintf(p, sizeof(p), "%s/%s", top, rel);
-	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	CHECK(fd >= 0);
-	memset(buf, 'x', sizeof(buf));
-	while (size) {
-		size_t n = size < sizeof(buf) ? size : sizeof(buf);
-
-		CHECK_EQ(write(fd, buf, n), n);
-		size -= n;
-	}
-	close(fd);
-}
-
-static void dir(const char *rel)
-{
-	char p[PATH_MAX];
-
-	snprintf(p, sizeof(p), "%s/%s", top, rel);
-	CHECK_EQ(mkdir(p, 0755), 0);
-}
-
-static char *at(const char *rel)
-{
-	static char bufs[4][PATH_MAX];
-	static int i;
-	char *p = bufs[i++ % 4];
-
-	snprintf(p, PATH_MAX, "%s/%s", top, rel);
-	return p;
-}
-
 /* A full tree below rel: `fanout` subdirectories per level down to
  * `depth`, each directory with one small file of a size from its path. */
 static void bushy(const char *rel, int fanout, int depth)
@@ -161,27 +125,19 @@ FIXTURE(tree) {
 
 FIXTURE_SETUP(tree)
 {
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-
 	bt_init();
-	ASSERT_GT(n, 0);
-	exe[n] = '\0';
-	snprintf(mdu, sizeof(mdu), "%s/../../bin/mdu", dirname(exe));
+	build_path_to(mdu, sizeof(mdu), "bin/mdu");
 	if (access(mdu, X_OK))
 		SKIP("bin/mdu not built beside the tests");
 	if (access("/usr/bin/du", X_OK))
 		SKIP("GNU du not installed");
-	ASSERT_TRUE(mkdtemp(top) != NULL);
-	ASSERT_EQ(chmod(top, 0755), 0);
+	tree_create("spawnkit-mdu");
+	ASSERT_EQ(chmod(top, 0755), 0);	/* nobody walks it too */
 }
 
 FIXTURE_TEARDOWN(tree)
 {
-	char cmd[PATH_MAX + 16];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
-	CHECK_EQ(system(cmd), 0);
+	tree_remove();
 }
 
 /* -j takes a number of threads from 1 to 64, nothing else. */
@@ -283,8 +239,9 @@ TEST_F(tree, wide_directory)
 	compare("-sB1", "-B1", at("wide"), NULL, -1, 0, __LINE__);
 }
 
-/* Links, sparse files, symlinks. */
-TEST_F(tree, links_sparse_files_symlinks)
+/* mix: hard links, a sparse file, symlinks (to a file, to a directory,
+ * dangling) and a subdirectory. */
+static void make_mix(void)
 {
 	int fd;
 
@@ -300,32 +257,23 @@ TEST_F(tree, links_sparse_files_symlinks)
 	fd = open(at("mix/sparse"), O_WRONLY | O_CREAT, 0644);
 	CHECK(fd >= 0 && ftruncate(fd, 50 << 20) == 0 && pwrite(fd, "y", 1, 1 << 20) == 1);
 	close(fd);
+}
+
+/* Links, sparse files, symlinks. */
+TEST_F(tree, links_sparse_files_symlinks)
+{
+	make_mix();
 	compare("-sb", "-b", at("mix"), NULL, -1, 0, __LINE__);
 	compare("-sB1", "-B1", at("mix"), NULL, -1, 0, __LINE__);
 	compare("-slb", "-lb", at("mix"), NULL, -1, 0, __LINE__);
 	compare("-slB1", "-lB1", at("mix"), NULL, -1, 0, __LINE__);
 }
 
-/* build wide and mix as the cases above do */
 /* Two arguments: each file once over both, a symlink argument not
  * followed, a file argument, a missing one. */
 TEST_F(tree, two_arguments)
 {
-	int fd;
-
-	/* mix as links_sparse_files_symlinks builds it */
-	dir("mix");
-	dir("mix/sub");
-	put("mix/a", 10000);
-	put("mix/sub/b", 123);
-	CHECK_EQ(link(at("mix/a"), at("mix/sub/a2")), 0);
-	CHECK_EQ(link(at("mix/a"), at("mix/a3")), 0);
-	CHECK_EQ(symlink("a", at("mix/sl")), 0);
-	CHECK_EQ(symlink("sub", at("mix/sldir")), 0);
-	CHECK_EQ(symlink("/nonexistent/dangling", at("mix/dangling")), 0);
-	fd = open(at("mix/sparse"), O_WRONLY | O_CREAT, 0644);
-	CHECK(fd >= 0 && ftruncate(fd, 50 << 20) == 0 && pwrite(fd, "y", 1, 1 << 20) == 1);
-	close(fd);
+	make_mix();
 	compare("-sb", "-b", at("mix"), at("mix/sub"), -1, 0, __LINE__);
 	compare("-sb", "-b", at("mix/sldir"), at("mix/a"), -1, 0, __LINE__);
 	compare("-sb", "-b", at("mix"), at("nonexistent"), -1, 0, __LINE__);

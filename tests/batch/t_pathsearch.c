@@ -6,25 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "bt.h"
-
-static char top[] = "/tmp/spawnkit-ps-XXXXXX";
-
-static void mk(const char *rel, int mode)	/* mode 0: a directory */
-{
-	char p[PATH_MAX];
-	int fd;
-
-	snprintf(p, sizeof(p), "%s/%s", top, rel);
-	if (!mode) {
-		CHECK_EQ(mkdir(p, 0755), 0);
-		return;
-	}
-	fd = open(p, O_WRONLY | O_CREAT, mode);
-	CHECK(fd >= 0);
-	CHECK_EQ(write(fd, "#!/bin/sh\n", 10), 10);
-	close(fd);
-	CHECK_EQ(chmod(p, mode), 0);
-}
+#include "scratch.h"
 
 /* What bash's `command -v name` prints under PATH=path ("" if nothing). */
 static void command_v(const char *name, const char *path, char *out, size_t len)
@@ -82,7 +64,7 @@ FIXTURE(dirs) {
 FIXTURE_SETUP(dirs)
 {
 	bt_init();
-	ASSERT_TRUE(mkdtemp(top) != NULL);
+	tree_create("spawnkit-ps");
 	mk("d1", 0); mk("d2", 0); mk("d3", 0); mk("d4", 0); mk("d5", 0);
 	mk("d2/cmd", 0644);		/* not executable */
 	mk("d3/cmd", 0);		/* a directory */
@@ -95,8 +77,7 @@ FIXTURE_SETUP(dirs)
 
 FIXTURE_TEARDOWN(dirs)
 {
-	snprintf(path, sizeof(path), "rm -rf '%s'", top);
-	CHECK_EQ(system(path), 0);
+	tree_remove();
 }
 
 TEST_F(dirs, same_answer_as_bash)

@@ -14,25 +14,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include "bt.h"
-
-static char top[] = "/tmp/spawnkit-psc-XXXXXX";
-
-static void mk(const char *rel, int mode)	/* mode 0: a directory */
-{
-	char p[PATH_MAX];
-	int fd;
-
-	snprintf(p, sizeof(p), "%s/%s", top, rel);
-	if (!mode) {
-		CHECK_EQ(mkdir(p, 0755), 0);
-		return;
-	}
-	fd = open(p, O_WRONLY | O_CREAT, mode);
-	CHECK(fd >= 0);
-	CHECK_EQ(write(fd, "#!/bin/sh\nexit 7\n", 17), 17);
-	close(fd);
-	CHECK_EQ(chmod(p, mode), 0);
-}
+#include "scratch.h"
 
 /* errno of execvp(name) with PATH=path in a child in dir; 0: it ran. */
 static int execvp_errno(const char *name, const char *path, const char *dir)
@@ -86,7 +68,7 @@ FIXTURE(tree) {
 FIXTURE_SETUP(tree)
 {
 	bt_init();
-	ASSERT_TRUE(mkdtemp(top) != NULL);
+	tree_create("spawnkit-psc");
 	mk("a", 0); mk("a/bin", 0); mk("a/cmd", 0755);
 	mk("b", 0); mk("b/bin", 0); mk("b/bin/cmd", 0755);
 	mk("d", 0); mk("d/cmd", 0);			/* a directory named cmd */
@@ -98,11 +80,8 @@ FIXTURE_SETUP(tree)
 
 FIXTURE_TEARDOWN(tree)
 {
-	char cmd[PATH_MAX + 16];
-
 	CHECK_EQ(chdir(self->here), 0);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
-	CHECK_EQ(system(cmd), 0);
+	tree_remove();
 }
 
 /* A directory of that name, and nothing else: EACCES; a later regular

@@ -10,10 +10,9 @@
  * the library runs.  The emulator backend runs the same program straight.
  */
 #include <string.h>
-#include <sys/prctl.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include "bt.h"
+#include "seccomp_filter.h"
+#include "scratch.h"
 
 static const char content[] = "resumed\n";
 
@@ -21,22 +20,17 @@ static const char content[] = "resumed\n";
 TEST(stopped_batch_finishes_like_a_straight_run)
 {
 	struct sock_filter allow[] = { BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW) };
-	struct sock_fprog prog = { 1, allow };
-	char dir[] = "/tmp/spawnkit-resume-XXXXXX", path[64], buf[32];
+	char path[sizeof(top) + 8], buf[32];
 	struct batch_entry e[6], copy[6];
 	int64_t res[6];
 	uint64_t three = 3;
 	long ret;
-	int fd;
 
 	bt_init();
-	CHECK(mkdtemp(dir) != NULL);
-	snprintf(path, sizeof(path), "%s/f", dir);
-	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-	CHECK(fd >= 0 && write(fd, content, sizeof(content) - 1) == (ssize_t)sizeof(content) - 1);
-	close(fd);
-	CHECK_EQ(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 0);
-	CHECK_EQ(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog), 0);
+	tree_create("spawnkit-resume");
+	put_text("f", content);
+	snprintf(path, sizeof(path), "%s/f", top);
+	CHECK_EQ(INSTALL_SECCOMP_FILTER(allow), 0);
 
 	memset(buf, 0, sizeof(buf));
 	/* 0: a word copy the kernel runs before it stops: 3 -> read's count */
@@ -51,8 +45,7 @@ TEST(stopped_batch_finishes_like_a_straight_run)
 	ret = bt_run(e, res, 6, 1);
 	if (ret == -EOPNOTSUPP && bt_uring()) {	/* a program it cannot express */
 		CHECK_ERR(ret, EOPNOTSUPP);
-		unlink(path);
-		rmdir(dir);
+		tree_remove();
 		return;
 	}
 	CHECK_EQ(ret, 5);
@@ -65,8 +58,7 @@ TEST(stopped_batch_finishes_like_a_straight_run)
 	CHECK(memcmp(buf, "res", 3) == 0 && buf[3] == 0);
 	CHECK_EQ(res[5], 0);
 	CHECK_EQ(fcntl((int)res[1], F_GETFD), -1);	/* closed: no fd leaked */
-	unlink(path);
-	rmdir(dir);
+	tree_remove();
 }
 
 TEST_HARNESS_MAIN

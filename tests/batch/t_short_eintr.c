@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/time.h>
 #include "bt.h"
+#include "scratch.h"
 
 #define CANCELED (-(int64_t)ECANCELED)
 
@@ -58,8 +59,6 @@ TEST(short_pipe_reads_go_on)
  * links mixed. */
 TEST(short_preads_go_on)
 {
-	char dir[] = "/tmp/spawnkit-short-XXXXXX";
-	char path[64];
 	char buf[4][16];
 	struct batch_entry e[8];
 	int64_t res[8];
@@ -67,10 +66,10 @@ TEST(short_preads_go_on)
 	long ret;
 
 	bt_init();
-	CHECK(mkdtemp(dir) != NULL);
-	snprintf(path, sizeof(path), "%s/five", dir);
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	CHECK(fd >= 0 && write(fd, "12345", 5) == 5);
+	tree_create("spawnkit-short");
+	put_text("five", "12345");
+	fd = open(at("five"), O_RDWR | O_CLOEXEC);
+	CHECK(fd >= 0);
 	e[0] = BATCH_CALL4(SYS_pread64, fd, buf[0], 8, 0);
 	e[1] = BATCH_CALL4(SYS_pread64, fd, buf[1], 8, 2);
 	e[2] = BATCH_CALL4(SYS_pread64, fd, buf[2], 8, 10);
@@ -92,8 +91,7 @@ TEST(short_preads_go_on)
 	CHECK_EQ(res[6], 8);
 	CHECK(memcmp(buf[0], "12345xy", 7) == 0);
 	close(fd);
-	unlink(path);
-	rmdir(dir);
+	tree_remove();
 }
 
 /* A read blocked on an empty pipe, interrupted by SIGALRM (no

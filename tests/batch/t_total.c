@@ -3,31 +3,12 @@
  * batch when small, mapped when larger than its buffer), a message and
  * exit status 1 for a directory or a missing file, the others still
  * counted. */
-#include <libgen.h>
 #include <limits.h>
 #include <string.h>
 #include <sys/wait.h>
 #include "bt.h"
-
-static char top[] = "/tmp/spawnkit-total-XXXXXX";
-
-static void put(const char *name, size_t size, char *path)
-{
-	char buf[8192];
-	int fd;
-
-	snprintf(path, PATH_MAX, "%s/%s", top, name);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	CHECK(fd >= 0);
-	memset(buf, 'q', sizeof(buf));
-	while (size) {
-		size_t n = size < sizeof(buf) ? size : sizeof(buf);
-
-		CHECK_EQ(write(fd, buf, n), n);
-		size -= n;
-	}
-	close(fd);
-}
+#include "scratch.h"
+#include "proc_self.h"
 
 /* Run total with args; its stdout as a number, its status. */
 static long long total(const char *bin, char **files, int n, int *status, char *err, size_t elen)
@@ -69,21 +50,17 @@ FIXTURE(files) {
 
 FIXTURE_SETUP(files)
 {
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-
 	bt_init();
-	ASSERT_GT(n, 0);
-	exe[n] = '\0';
-	snprintf(self->bin, sizeof(self->bin), "%s/../../bin/total", dirname(exe));
+	build_path_to(self->bin, sizeof(self->bin), "bin/total");
 	if (access(self->bin, X_OK))
 		SKIP("bin/total not built beside the tests");
-	ASSERT_TRUE(mkdtemp(top) != NULL);
+	tree_create("spawnkit-total");
 	for (int i = 0; i < 5; i++) {
 		char name[16];
 
 		snprintf(name, sizeof(name), "f%d", i);
-		put(name, sizes[i], self->paths[i]);
+		put(name, sizes[i]);
+		snprintf(self->paths[i], PATH_MAX, "%s", at(name));
 		self->files[i] = self->paths[i];
 		self->sum += (long long)sizes[i];
 	}
@@ -91,10 +68,7 @@ FIXTURE_SETUP(files)
 
 FIXTURE_TEARDOWN(files)
 {
-	char cmd[PATH_MAX + 16];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
-	CHECK_EQ(system(cmd), 0);
+	tree_remove();
 }
 
 TEST_F(files, sums_the_named_files)

@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include "bt.h"
+#include "scratch.h"
 
 #define CANCELED (-(int64_t)ECANCELED)
 
@@ -66,26 +67,20 @@ static void chain(const char *path, int use_fstat)
 
 /* A file holding content, in a scratch directory. */
 FIXTURE(wc) {
-	char dir[32], path[64];
+	char path[sizeof(top) + 8];
 };
 
 FIXTURE_SETUP(wc)
 {
-	int fd;
-
 	bt_init();
-	strcpy(self->dir, "/tmp/spawnkit-wc-XXXXXX");
-	ASSERT_TRUE(mkdtemp(self->dir) != NULL);
-	snprintf(self->path, sizeof(self->path), "%s/f", self->dir);
-	fd = open(self->path, O_WRONLY | O_CREAT, 0644);
-	ASSERT_TRUE(fd >= 0 && write(fd, content, sizeof(content) - 1) == sizeof(content) - 1);
-	close(fd);
+	tree_create("spawnkit-wc");
+	put_text("f", content);
+	snprintf(self->path, sizeof(self->path), "%s/f", top);
 }
 
 FIXTURE_TEARDOWN(wc)
 {
-	unlink(self->path);
-	rmdir(self->dir);
+	tree_remove();
 }
 
 /* openat, its fd passed on by word copies, statx, read, close */

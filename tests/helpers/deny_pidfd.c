@@ -19,11 +19,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
+#include "../seccomp_filter.h"
 
 #ifndef __NR_clone3
 #define __NR_clone3 435
@@ -96,10 +94,8 @@ int main(int argc, char **argv)
 		BPF_STMT(BPF_RET | BPF_K, action(e_pidfd)),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
-	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
 
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
-	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog)) {
+	if (INSTALL_SECCOMP_FILTER(f)) {
 		perror("deny_pidfd: seccomp");
 		return 1;
 	}

@@ -16,23 +16,14 @@
 #include <sys/wait.h>
 #include <spawnkit/run.h>
 #include "harness.h"
+#include "proc_self.h"
 
 extern char **environ;
 
 /* build/tests/run/t_x -> build/tests/helpers/NAME */
 static inline const char *helper(const char *name)
 {
-	static char path[PATH_MAX + 64];
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-
-	if (n < 0)
-		exit(2);
-	exe[n] = '\0';
-	*strrchr(exe, '/') = '\0';
-	*strrchr(exe, '/') = '\0';
-	snprintf(path, sizeof(path), "%s/helpers/%s", exe, name);
-	return path;
+	return helper_path(name);
 }
 
 /* head + tail of a capture as one NUL-terminated string (static buffer) */

@@ -47,65 +47,97 @@ static pid_t sid_of(pid_t pid)
 	return getsid(pid);
 }
 
-/* (merged from main as one program; one case until split by behaviour) */
-TEST(kill_tree)
-{
-	struct spawnkit_template *t = sh_tmpl();
-	int bound = 120 * slow(), pidfd, n, status;
-	char line[256], script[2 * PATH_MAX];
-	pid_t pid, a, b, c;
+/* A template of /bin/sh; every case ends with its pidfd closed. */
+FIXTURE(sh) {
+	struct spawnkit_template *t;
+	int pidfd;
+	char line[256];
+};
 
-	/* a shell with a background job */
-	pid = start(t, "sleep 1000 & echo $!; wait", line, sizeof(line), &pidfd);
-	CHECK(pid > 0);
-	CHECK_EQ(sscanf(line, "%d", &a), 1);
-	n = spawnkit_kill_tree(pid, -1, SIGKILL, SPAWNKIT_KILL_GROUP);
-	CHECK(n >= 1);
+FIXTURE_SETUP(sh)
+{
+	self->t = sh_tmpl();
+	self->pidfd = -1;
+}
+
+FIXTURE_TEARDOWN(sh)
+{
+	if (self->pidfd >= 0)
+		close(self->pidfd);
+	spawnkit_template_destroy(self->t);
+}
+
+/* a shell with a background job: both die, the caller reaps the shell */
+TEST_F(sh, group_and_its_background_job_die)
+{
+	int bound = 120 * slow(), status;
+	pid_t pid, a;
+
+	pid = start(self->t, "sleep 1000 & echo $!; wait", self->line, sizeof(self->line),
+		    &self->pidfd);
+	ASSERT_GT(pid, 0);
+	CHECK_EQ(sscanf(self->line, "%d", &a), 1);
+	CHECK(spawnkit_kill_tree(pid, -1, SIGKILL, SPAWNKIT_KILL_GROUP) >= 1);
 	CHECK(gone_within(pid, bound));
 	CHECK(gone_within(a, bound));
 	CHECK(waitpid(pid, &status, 0) == pid && WIFSIGNALED(status));
-	close(pidfd);
+}
 
-	/* a session member in a group of its own (as job control makes),
-	 * whose parent has exited: found by its session alone */
+/* a session member in a group of its own (as job control makes), whose
+ * parent has exited: found by its session alone */
+TEST_F(sh, member_in_a_group_of_its_own_found_by_session)
+{
+	int bound = 120 * slow(), status;
+	char script[2 * PATH_MAX];
+	pid_t pid, b;
+
 	snprintf(script, sizeof(script), "%s --fork-pgrp | grep child; exit 0",
 		 helper("attrs"));
-	pid = start(t, script, line, sizeof(line), &pidfd);
-	CHECK(pid > 0);
-	CHECK_EQ(sscanf(line, "child %d", &b), 1);
+	pid = start(self->t, script, self->line, sizeof(self->line), &self->pidfd);
+	ASSERT_GT(pid, 0);
+	ASSERT_EQ(sscanf(self->line, "child %d", &b), 1);
 	CHECK(waitpid(pid, &status, 0) == pid);	/* the leader is gone */
 	CHECK(b > 1 && getpgid(b) == b && getsid(b) == pid);
-	n = spawnkit_kill_tree(pid, -1, SIGKILL, SPAWNKIT_KILL_GROUP | SPAWNKIT_KILL_REAPED);
-	CHECK(n >= 1);
+	CHECK(spawnkit_kill_tree(pid, -1, SIGKILL,
+				 SPAWNKIT_KILL_GROUP | SPAWNKIT_KILL_REAPED) >= 1);
 	CHECK(b > 1 && gone_within(b, bound));
-	close(pidfd);
+}
 
-	/* an escapee: a new session of its own, found through its parent */
-	if (access("/usr/bin/setsid", X_OK) && access("/bin/setsid", X_OK)) {
-		printf("no setsid program: escapee case not run\n");
-	} else {
-		pid = start(t, "setsid sleep 1000 & echo $!; wait", line, sizeof(line), &pidfd);
-		CHECK(pid > 0);
-		CHECK_EQ(sscanf(line, "%d", &c), 1);
-		/* give setsid a moment to become the sleep in its own session */
-		for (n = 0; n < bound * 50 && sid_of(c) != c; n++)
-			usleep(20000);
-		CHECK_EQ(sid_of(c), c);		/* it escaped the session */
-		n = spawnkit_kill_tree(pid, -1, SIGKILL, SPAWNKIT_KILL_GROUP);
-		CHECK(n >= 2);
-		CHECK(gone_within(c, bound));
-		CHECK(waitpid(pid, &status, 0) == pid);
-		close(pidfd);
-	}
+/* an escapee: a new session of its own, found through its parent */
+TEST_F(sh, escapee_to_a_new_session_found_through_its_parent)
+{
+	int bound = 120 * slow(), status, n;
+	pid_t pid, c;
 
-	/* signal 0 finds a live tree and changes nothing */
-	pid = start(t, "echo up; exec sleep 1000", line, sizeof(line), &pidfd);
+	if (access("/usr/bin/setsid", X_OK) && access("/bin/setsid", X_OK))
+		SKIP("no setsid program");
+	pid = start(self->t, "setsid sleep 1000 & echo $!; wait", self->line,
+		    sizeof(self->line), &self->pidfd);
+	ASSERT_GT(pid, 0);
+	ASSERT_EQ(sscanf(self->line, "%d", &c), 1);
+	/* give setsid a moment to become the sleep in its own session */
+	for (n = 0; n < bound * 50 && sid_of(c) != c; n++)
+		usleep(20000);
+	CHECK_EQ(sid_of(c), c);		/* it escaped the session */
+	CHECK(spawnkit_kill_tree(pid, -1, SIGKILL, SPAWNKIT_KILL_GROUP) >= 2);
+	CHECK(gone_within(c, bound));
+	CHECK(waitpid(pid, &status, 0) == pid);
+}
+
+/* signal 0 finds a live tree and changes nothing; then SIGKILL without
+ * the group flag still ends the leader */
+TEST_F(sh, signal_zero_changes_nothing)
+{
+	int status;
+	pid_t pid;
+
+	pid = start(self->t, "echo up; exec sleep 1000", self->line, sizeof(self->line),
+		    &self->pidfd);
+	ASSERT_GT(pid, 0);
 	CHECK(spawnkit_kill_tree(pid, -1, 0, SPAWNKIT_KILL_GROUP) >= 1);
 	CHECK(!gone_within(pid, 1));
 	CHECK(spawnkit_kill_tree(pid, -1, SIGKILL, 0) >= 1);	/* without the group */
 	CHECK(waitpid(pid, &status, 0) == pid && WIFSIGNALED(status));
-	close(pidfd);
-	spawnkit_template_destroy(t);
 }
 
 TEST_HARNESS_MAIN

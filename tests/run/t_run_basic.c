@@ -22,21 +22,22 @@ static int count(void *ctx, int fd, const void *data, size_t len)
 	return stop_after && chunks >= stop_after;
 }
 
-/* (merged from main as one program; one case until split by behaviour) */
-TEST(run_basic)
+/* Does the child's stdout hold "sid N"? */
+static int out_has_sid(const struct spawnkit_run_result *r, pid_t sid)
+{
+	char want[64];
+
+	snprintf(want, sizeof(want), "sid %d\n", (int)sid);
+	return strstr(joined(&r->out[1]), want) != NULL;
+}
+
+TEST(exit_status_and_both_streams_apart)
 {
 	struct spawnkit_run_opts o;
 	struct spawnkit_run_result r;
-	char dir[] = "/tmp/spawnkit-run-XXXXXX", path[PATH_MAX + 32], *big;
-	char *argv_attrs[] = { "attrs", NULL }, *argv_cat[] = { "cat", NULL };
-	char *env[] = { "ONLY=this", NULL };
-	int ret, fd;
-	size_t i, n = 1 << 20;
 
-	/* exit status and both streams */
 	spawnkit_run_opts_init(&o);
-	ret = run_sh(&o, "echo out; echo err >&2; exit 3", &r);
-	CHECK_EQ(ret, 0);
+	ASSERT_EQ(run_sh(&o, "echo out; echo err >&2; exit 3", &r), 0);
 	CHECK(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 3);
 	CHECK(!strcmp(joined(&r.out[1]), "out\n"));
 	CHECK(!strcmp(joined(&r.out[2]), "err\n"));
@@ -45,200 +46,326 @@ TEST(run_basic)
 	CHECK_EQ(r.why, 0);
 	CHECK(r.pid > 0);
 	spawnkit_run_result_free(&r);
+}
 
-	/* killed by a signal: the real status */
-	ret = run_sh(&o, "kill -TERM $$", &r);
-	CHECK_EQ(ret, 0);
+TEST(killed_by_a_signal_is_the_real_status)
+{
+	struct spawnkit_run_opts o;
+	struct spawnkit_run_result r;
+
+	spawnkit_run_opts_init(&o);
+	ASSERT_EQ(run_sh(&o, "kill -TERM $$", &r), 0);
 	CHECK(WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGTERM);
 	spawnkit_run_result_free(&r);
+}
 
-	/* stderr into stdout, in order */
+TEST(stderr_into_stdout_keeps_order)
+{
+	struct spawnkit_run_opts o;
+	struct spawnkit_run_result r;
+
+	spawnkit_run_opts_init(&o);
 	o.std_mode[2] = SPAWNKIT_RUN_STDOUT;
-	ret = run_sh(&o, "echo 1; echo 2 >&2; echo 3", &r);
-	CHECK_EQ(ret, 0);
+	ASSERT_EQ(run_sh(&o, "echo 1; echo 2 >&2; echo 3", &r), 0);
 	CHECK(!strcmp(joined(&r.out[1]), "1\n2\n3\n"));
 	CHECK_EQ(r.out[2].total, 0);
 	spawnkit_run_result_free(&r);
+}
 
-	/* 1 MiB in through cat and back out, unlimited capture */
-	spawnkit_run_opts_init(&o);
-	big = malloc(n);
-	for (i = 0; i < n; i++)
-		big[i] = (char)('a' + i % 26);
-	o.input = big;
-	o.input_len = n;
-	o.head[1] = SPAWNKIT_RUN_UNLIMITED;
-	o.argv = argv_cat;
-	ret = spawnkit_run(&o, &r);
-	CHECK_EQ(ret, 0);
-	CHECK(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0);
-	CHECK_EQ(r.out[1].total, n);
-	CHECK_EQ(r.out[1].head_len, n);
-	CHECK(r.out[1].head_len == n && !memcmp(r.out[1].head, big, n));
-	CHECK(!(r.why & SPAWNKIT_RUN_INPUT_CLOSED));
-	spawnkit_run_result_free(&r);
-	/* a child that reads nothing: no SIGPIPE for us, and it is said */
-	o.argv = NULL;
-	ret = run_sh(&o, "exec 0<&-; exit 0", &r);
-	CHECK_EQ(ret, 0);
-	CHECK(r.why & SPAWNKIT_RUN_INPUT_CLOSED);
-	CHECK(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0);
-	spawnkit_run_result_free(&r);
-	free(big);
+/* Options feeding 1 MiB of input, a..z over and over. */
+FIXTURE(mib_input) {
+	struct spawnkit_run_opts o;
+	struct spawnkit_run_result r;
+	char *big;
+	size_t n;
+};
 
-	/* stdin empty by default: cat ends at once */
+FIXTURE_SETUP(mib_input)
+{
+	self->n = 1 << 20;
+	self->big = malloc(self->n);
+	ASSERT_TRUE(self->big != NULL);
+	for (size_t i = 0; i < self->n; i++)
+		self->big[i] = (char)('a' + i % 26);
+	spawnkit_run_opts_init(&self->o);
+	self->o.input = self->big;
+	self->o.input_len = self->n;
+}
+
+FIXTURE_TEARDOWN(mib_input)
+{
+	free(self->big);
+}
+
+/* in through cat and back out, unlimited capture: no deadlock */
+TEST_F(mib_input, through_cat_and_out_unlimited)
+{
+	struct spawnkit_run_result *r = &self->r;
+	char *argv_cat[] = { "cat", NULL };
+
+	self->o.head[1] = SPAWNKIT_RUN_UNLIMITED;
+	self->o.argv = argv_cat;
+	ASSERT_EQ(spawnkit_run(&self->o, r), 0);
+	CHECK(WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0);
+	CHECK_EQ(r->out[1].total, self->n);
+	CHECK_EQ(r->out[1].head_len, self->n);
+	CHECK(r->out[1].head_len == self->n && !memcmp(r->out[1].head, self->big, self->n));
+	CHECK(!(r->why & SPAWNKIT_RUN_INPUT_CLOSED));
+	spawnkit_run_result_free(r);
+}
+
+/* a child that reads none of its input: no SIGPIPE for us, and it is said */
+TEST_F(mib_input, a_child_closing_stdin_is_input_closed)
+{
+	struct spawnkit_run_result *r = &self->r;
+
+	ASSERT_EQ(run_sh(&self->o, "exec 0<&-; exit 0", r), 0);
+	CHECK(r->why & SPAWNKIT_RUN_INPUT_CLOSED);
+	CHECK(WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0);
+	spawnkit_run_result_free(r);
+}
+
+TEST(stdin_is_empty_by_default)
+{
+	struct spawnkit_run_opts o;
+	struct spawnkit_run_result r;
+	char *argv_cat[] = { "cat", NULL };
+
 	spawnkit_run_opts_init(&o);
 	o.argv = argv_cat;
-	ret = spawnkit_run(&o, &r);
-	CHECK_EQ(ret, 0);
+	ASSERT_EQ(spawnkit_run(&o, &r), 0);
 	CHECK(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0 && r.out[1].total == 0);
 	spawnkit_run_result_free(&r);
+}
 
-	/* DEVNULL, FD and environment */
-	CHECK(mkdtemp(dir) != NULL);
-	snprintf(path, sizeof(path), "%s/log", dir);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	spawnkit_run_opts_init(&o);
+/*
+ * A scratch directory holding "tool" (a script printing its working
+ * directory) and "sub" (a directory), for the cwd and PATH cases.
+ */
+FIXTURE(dir) {
+	char dir[32];
+	char path[PATH_MAX + 32];
+	struct spawnkit_run_opts o;	/* initialised */
+	struct spawnkit_run_result r;
+};
+
+FIXTURE_SETUP(dir)
+{
+	int fd;
+
+	snprintf(self->dir, sizeof(self->dir), "/tmp/spawnkit-run-XXXXXX");
+	ASSERT_TRUE(mkdtemp(self->dir) != NULL);
+	snprintf(self->path, sizeof(self->path), "%s/tool", self->dir);
+	fd = open(self->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(write(fd, "#!/bin/sh\npwd\n", 14), 14);
+	close(fd);
+	snprintf(self->path, sizeof(self->path), "%s/sub", self->dir);
+	ASSERT_EQ(mkdir(self->path, 0755), 0);
+	spawnkit_run_opts_init(&self->o);
+}
+
+FIXTURE_TEARDOWN(dir)
+{
+	static const char *const names[] = { "tool", "log" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(self->path, sizeof(self->path), "%s/%s", self->dir, names[i]);
+		unlink(self->path);
+	}
+	snprintf(self->path, sizeof(self->path), "%s/sub", self->dir);
+	rmdir(self->path);
+	rmdir(self->dir);
+}
+
+/* stdout to an fd of ours, stderr to /dev/null, and only the given envp */
+TEST_F(dir, fd_devnull_and_environment)
+{
+	struct spawnkit_run_opts o = self->o;
+	struct spawnkit_run_result r;
+	char *env[] = { "ONLY=this", NULL };
+	char got[64] = "";
+	ssize_t k;
+	int fd;
+
+	snprintf(self->path, sizeof(self->path), "%s/log", self->dir);
+	fd = open(self->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	ASSERT_GE(fd, 0);
 	o.std_mode[1] = SPAWNKIT_RUN_FD;
 	o.std_fd[1] = fd;
 	o.std_mode[2] = SPAWNKIT_RUN_DEVNULL;
 	o.envp = env;
-	ret = run_sh(&o, "echo \"$ONLY\"; echo gone >&2", &r);
-	CHECK_EQ(ret, 0);
+	ASSERT_EQ(run_sh(&o, "echo \"$ONLY\"; echo gone >&2", &r), 0);
 	CHECK_EQ(r.out[1].total + r.out[2].total, 0);
 	spawnkit_run_result_free(&r);
 	close(fd);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	{
-		char got[64] = "";
-		ssize_t k = read(fd, got, sizeof(got) - 1);
-
-		got[k > 0 ? k : 0] = '\0';
-		CHECK(!strcmp(got, "this\n"));
-	}
+	fd = open(self->path, O_RDONLY | O_CLOEXEC);
+	ASSERT_GE(fd, 0);
+	k = read(fd, got, sizeof(got) - 1);
+	got[k > 0 ? k : 0] = '\0';
+	CHECK(!strcmp(got, "this\n"));
 	close(fd);
+}
 
-	/* the working directory, and a relative program path resolved in it */
-	snprintf(path, sizeof(path), "%s/tool", dir);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
-	CHECK_EQ(write(fd, "#!/bin/sh\npwd\n", 14), 14);
-	close(fd);
-	spawnkit_run_opts_init(&o);
-	o.cwd_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	{
-		char *argv_tool[] = { "./tool", NULL };
+/* the working directory, and a relative program path resolved in it */
+TEST_F(dir, cwd_fd_and_a_relative_program_in_it)
+{
+	struct spawnkit_run_opts o = self->o;
+	struct spawnkit_run_result r;
+	char *argv_rel[] = { "./tool", NULL };
 
-		o.argv = argv_tool;
-		ret = spawnkit_run(&o, &r);
-		CHECK_EQ(ret, 0);
-		snprintf(path, sizeof(path), "%s\n", dir);
-		CHECK(!strcmp(joined(&r.out[1]), path));
-		spawnkit_run_result_free(&r);
-	}
+	o.cwd_fd = open(self->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ASSERT_GE(o.cwd_fd, 0);
+	o.argv = argv_rel;
+	ASSERT_EQ(spawnkit_run(&o, &r), 0);
+	snprintf(self->path, sizeof(self->path), "%s\n", self->dir);
+	CHECK(!strcmp(joined(&r.out[1]), self->path));
+	spawnkit_run_result_free(&r);
 	close(o.cwd_fd);
+}
 
-	/* PATH search: found, not found, and a directory of the name (EACCES,
-	 * as execvp); PATH from envp when o.path is NULL */
-	snprintf(path, sizeof(path), "%s/sub", dir);
-	CHECK_EQ(mkdir(path, 0755), 0);
-	spawnkit_run_opts_init(&o);
-	{
-		char *argv_tool[] = { "tool", NULL }, *argv_sub[] = { "sub", NULL };
-		char *argv_none[] = { "no-such-tool-spawnkit", NULL }, *argv_empty[] = { "", NULL };
-		char envpath[PATH_MAX + 8];
-		char *env2[] = { envpath, NULL };
+static char *argv_tool[] = { "tool", NULL };
 
-		o.path = dir;
-		o.argv = argv_tool;
-		ret = spawnkit_run(&o, &r);
-		CHECK_EQ(ret, 0);
-		CHECK(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0);
-		spawnkit_run_result_free(&r);
-		o.argv = argv_sub;
-		CHECK_ERR(spawnkit_run(&o, &r), EACCES);
-		o.argv = argv_none;
-		CHECK_ERR(spawnkit_run(&o, &r), ENOENT);
-		o.argv = argv_empty;
-		CHECK_ERR(spawnkit_run(&o, &r), ENOENT);
-		o.path = NULL;
-		snprintf(envpath, sizeof(envpath), "PATH=%s", dir);
-		o.envp = env2;
-		o.argv = argv_tool;
-		ret = spawnkit_run(&o, &r);
-		CHECK_EQ(ret, 0);
-		spawnkit_run_result_free(&r);
-		/* a relative PATH entry is under the child's directory */
-		o.envp = NULL;
-		o.path = ".";
-		CHECK_ERR(spawnkit_run(&o, &r), ENOENT);	/* not under ours */
-		o.cwd_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		ret = spawnkit_run(&o, &r);
-		CHECK_EQ(ret, 0);
-		CHECK(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0);
-		spawnkit_run_result_free(&r);
-		close(o.cwd_fd);
-	}
+/* Run o; the run must succeed and the program exit 0. */
+static void run_exits_0(struct spawnkit_run_opts *o)
+{
+	struct spawnkit_run_result r;
 
-	/* on_output sees every byte; a non-zero return stops the run */
+	ASSERT_EQ(spawnkit_run(o, &r), 0);
+	CHECK(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0);
+	spawnkit_run_result_free(&r);
+}
+
+TEST_F(dir, path_search_finds_the_program)
+{
+	self->o.path = self->dir;
+	self->o.argv = argv_tool;
+	run_exits_0(&self->o);
+}
+
+/* a directory of the name: EACCES, as execvp */
+TEST_F(dir, path_search_of_a_directory_is_eacces)
+{
+	char *argv_sub[] = { "sub", NULL };
+
+	self->o.path = self->dir;
+	self->o.argv = argv_sub;
+	CHECK_ERR(spawnkit_run(&self->o, &self->r), EACCES);
+}
+
+TEST_F(dir, path_search_of_a_missing_or_empty_name_is_enoent)
+{
+	char *argv_none[] = { "no-such-tool-spawnkit", NULL }, *argv_empty[] = { "", NULL };
+
+	self->o.path = self->dir;
+	self->o.argv = argv_none;
+	CHECK_ERR(spawnkit_run(&self->o, &self->r), ENOENT);
+	self->o.argv = argv_empty;
+	CHECK_ERR(spawnkit_run(&self->o, &self->r), ENOENT);
+}
+
+/* PATH from envp when o.path is NULL */
+TEST_F(dir, path_search_uses_envp_path)
+{
+	char envpath[PATH_MAX + 8];
+	char *env[] = { envpath, NULL };
+
+	snprintf(envpath, sizeof(envpath), "PATH=%s", self->dir);
+	self->o.envp = env;
+	self->o.argv = argv_tool;
+	run_exits_0(&self->o);
+}
+
+/* a relative PATH entry is under the child's directory, not ours */
+TEST_F(dir, relative_path_entry_is_under_the_childs_cwd)
+{
+	self->o.path = ".";
+	self->o.argv = argv_tool;
+	CHECK_ERR(spawnkit_run(&self->o, &self->r), ENOENT);	/* not under ours */
+	self->o.cwd_fd = open(self->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ASSERT_GE(self->o.cwd_fd, 0);
+	run_exits_0(&self->o);
+	close(self->o.cwd_fd);
+}
+
+TEST(on_output_sees_every_byte)
+{
+	struct spawnkit_run_opts o;
+	struct spawnkit_run_result r;
+
 	spawnkit_run_opts_init(&o);
 	o.on_output = count;
-	ret = run_sh(&o, "echo hello", &r);
-	CHECK_EQ(ret, 0);
+	ASSERT_EQ(run_sh(&o, "echo hello", &r), 0);
 	CHECK_EQ(seen, 6);
 	spawnkit_run_result_free(&r);
+}
+
+TEST(on_output_returning_nonzero_stops_the_run)
+{
+	struct spawnkit_run_opts o;
+	struct spawnkit_run_result r;
+
+	spawnkit_run_opts_init(&o);
+	o.on_output = count;
 	stop_after = 1;
-	chunks = 0;
-	ret = run_sh(&o, "echo first; exec sleep 1000", &r);
-	CHECK_EQ(ret, 0);
+	ASSERT_EQ(run_sh(&o, "echo first; exec sleep 1000", &r), 0);
 	CHECK(r.why & SPAWNKIT_RUN_STOPPED);
 	CHECK(WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGKILL);
 	spawnkit_run_result_free(&r);
+}
 
-	/* extra actions: umask and a resource limit through o.actions */
-	{
-		struct spawn_template_action acts[2];
-		struct spawn_template_rlimit rl = { 32, 32 };
-		char *argv_a[] = { "attrs", NULL };
+/* Options that run the attrs helper (it reports its session, umask and
+ * limits on stdout). */
+FIXTURE(attrs) {
+	struct spawnkit_run_opts o;
+	struct spawnkit_run_result r;
+};
 
-		spawnkit_run_opts_init(&o);
-		o.argv = argv_a;
-		o.file = helper("attrs");
-		spawnkit_action_umask(&acts[0], 077);
-		spawnkit_action_setrlimit(&acts[1], RLIMIT_NOFILE, &rl);
-		o.actions = acts;
-		o.nr_actions = 2;
-		CHECK_EQ(spawnkit_run(&o, &r), 0);
-		CHECK(strstr(joined(&r.out[1]), "umask 077\n") != NULL);
-		CHECK(strstr(joined(&r.out[1]), "nofile 32 32\n") != NULL);
-		/* and the default session: the child leads its own */
-		{
-			char want[64];
+FIXTURE_SETUP(attrs)
+{
+	static char *argv_attrs[] = { "attrs", NULL };
 
-			snprintf(want, sizeof(want), "sid %d\n", (int)r.pid);
-			CHECK(strstr(joined(&r.out[1]), want) != NULL);
-		}
-		spawnkit_run_result_free(&r);
-		o.flags = SPAWNKIT_RUN_NO_NEW_SESSION;
-		o.nr_actions = 0;
-		CHECK_EQ(spawnkit_run(&o, &r), 0);
-		{
-			char want[64];
+	spawnkit_run_opts_init(&self->o);
+	self->o.argv = argv_attrs;
+	self->o.file = helper("attrs");
+}
 
-			snprintf(want, sizeof(want), "sid %d\n", (int)getsid(0));
-			CHECK(strstr(joined(&r.out[1]), want) != NULL);
-		}
-		spawnkit_run_result_free(&r);
-	}
+FIXTURE_TEARDOWN(attrs)
+{
+}
 
-	/* errno is left alone */
-	spawnkit_run_opts_init(&o);
-	o.argv = argv_attrs;
-	o.file = helper("attrs");
+/* extra actions through o.actions: umask and a resource limit; and the
+ * default session: the child leads its own */
+TEST_F(attrs, extra_actions_apply_and_child_leads_a_session)
+{
+	struct spawn_template_action acts[2];
+	struct spawn_template_rlimit rl = { 32, 32 };
+
+	spawnkit_action_umask(&acts[0], 077);
+	spawnkit_action_setrlimit(&acts[1], RLIMIT_NOFILE, &rl);
+	self->o.actions = acts;
+	self->o.nr_actions = 2;
+	ASSERT_EQ(spawnkit_run(&self->o, &self->r), 0);
+	CHECK(strstr(joined(&self->r.out[1]), "umask 077\n") != NULL);
+	CHECK(strstr(joined(&self->r.out[1]), "nofile 32 32\n") != NULL);
+	CHECK(out_has_sid(&self->r, self->r.pid));
+	spawnkit_run_result_free(&self->r);
+}
+
+TEST_F(attrs, no_new_session_keeps_ours)
+{
+	self->o.flags = SPAWNKIT_RUN_NO_NEW_SESSION;
+	ASSERT_EQ(spawnkit_run(&self->o, &self->r), 0);
+	CHECK(out_has_sid(&self->r, getsid(0)));
+	spawnkit_run_result_free(&self->r);
+}
+
+TEST_F(attrs, errno_is_left_alone)
+{
 	errno = 1234;
-	ret = spawnkit_run(&o, &r);
-	CHECK_EQ(ret, 0);
+	ASSERT_EQ(spawnkit_run(&self->o, &self->r), 0);
 	CHECK_EQ(errno, 1234);
-	spawnkit_run_result_free(&r);
+	spawnkit_run_result_free(&self->r);
 }
 
 TEST_HARNESS_MAIN

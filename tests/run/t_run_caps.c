@@ -9,6 +9,8 @@
 #include "run_util.h"
 #include "run/capture.h"
 
+#define DATA_LEN 20000
+
 /* Check one capture of data[0..n) fed in random chunks. */
 static void model(const char *data, size_t n, size_t hc, size_t tc, unsigned int seed)
 {
@@ -36,54 +38,90 @@ static void model(const char *data, size_t n, size_t hc, size_t tc, unsigned int
 	free(out.tail);
 }
 
-/* (merged from main as one program; one case until split by behaviour) */
-TEST(run_caps)
+/*
+ * The capture against the model: n bytes with head cap hc and tail cap
+ * tc, fed in chunks drawn from seed.
+ */
+FIXTURE(model) {
+	char data[DATA_LEN];
+};
+
+FIXTURE_VARIANT(model) {
+	size_t n, hc, tc;
+	unsigned int seed;
+};
+
+FIXTURE_SETUP(model)
 {
-	static char data[20000];
+	for (size_t i = 0; i < sizeof(self->data); i++)
+		self->data[i] = (char)(i * 7 + i / 251);
+}
+
+FIXTURE_TEARDOWN(model)
+{
+}
+
+FIXTURE_VARIANT_ADD(model, empty) { .n = 0, .hc = 10, .tc = 10, .seed = 1 };
+FIXTURE_VARIANT_ADD(model, all_in_the_head) { .n = 5, .hc = 10, .tc = 10, .seed = 2 };
+FIXTURE_VARIANT_ADD(model, head_full_tail_partly) { .n = 15, .hc = 10, .tc = 10, .seed = 3 };
+FIXTURE_VARIANT_ADD(model, much_dropped) { .n = DATA_LEN, .hc = 10, .tc = 10, .seed = 4 };
+FIXTURE_VARIANT_ADD(model, tail_only) { .n = DATA_LEN, .hc = 0, .tc = 1000, .seed = 5 };
+FIXTURE_VARIANT_ADD(model, head_only) { .n = DATA_LEN, .hc = 1000, .tc = 0, .seed = 6 };
+FIXTURE_VARIANT_ADD(model, count_only) { .n = DATA_LEN, .hc = 0, .tc = 0, .seed = 7 };
+FIXTURE_VARIANT_ADD(model, small_head_page_tail) { .n = DATA_LEN, .hc = 1, .tc = 4096, .seed = 8 };
+FIXTURE_VARIANT_ADD(model, unlimited) { .n = DATA_LEN, .hc = SIZE_MAX, .tc = 0, .seed = 9 };
+
+TEST_F(model, capture_matches_the_model)
+{
+	model(self->data, variant->n, variant->hc, variant->tc, variant->seed);
+}
+
+/* end to end: "HEAD" + 100000 zero bytes + "TAIL" */
+TEST(stdout_head_and_tail_around_a_long_middle)
+{
 	struct spawnkit_run_opts o;
 	struct spawnkit_run_result r;
-	struct rusage ru0, ru1;
-	char *argv_big[] = { "attrs", "--out", "67108864", NULL };
-	size_t i;
 
-	for (i = 0; i < sizeof(data); i++)
-		data[i] = (char)(i * 7 + i / 251);
-	model(data, 0, 10, 10, 1);
-	model(data, 5, 10, 10, 2);		/* all in the head */
-	model(data, 15, 10, 10, 3);		/* head full, tail partly */
-	model(data, sizeof(data), 10, 10, 4);	/* much dropped */
-	model(data, sizeof(data), 0, 1000, 5);	/* tail only */
-	model(data, sizeof(data), 1000, 0, 6);	/* head only */
-	model(data, sizeof(data), 0, 0, 7);	/* count only */
-	model(data, sizeof(data), 1, 4096, 8);
-	model(data, sizeof(data), SIZE_MAX, 0, 9);	/* unlimited */
-
-	/* end to end: "HEAD" + 100000 zero bytes + "TAIL" */
 	spawnkit_run_opts_init(&o);
 	o.head[1] = 4;
 	o.tail[1] = 4;
-	CHECK_EQ(run_sh(&o, "printf HEAD; head -c 100000 /dev/zero; printf TAIL", &r), 0);
+	ASSERT_EQ(run_sh(&o, "printf HEAD; head -c 100000 /dev/zero; printf TAIL", &r), 0);
 	CHECK(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0);
 	CHECK(r.out[1].head_len == 4 && !memcmp(r.out[1].head, "HEAD", 4));
 	CHECK(r.out[1].tail_len == 4 && !memcmp(r.out[1].tail, "TAIL", 4));
 	CHECK_EQ(r.out[1].dropped, 100000);
 	CHECK_EQ(r.out[1].total, 100008);
 	spawnkit_run_result_free(&r);
-	/* stderr has caps of its own */
+}
+
+TEST(stderr_has_caps_of_its_own)
+{
+	struct spawnkit_run_opts o;
+	struct spawnkit_run_result r;
+
+	spawnkit_run_opts_init(&o);
 	o.head[2] = 2;
 	o.tail[2] = 0;
-	CHECK_EQ(run_sh(&o, "printf abcdef >&2", &r), 0);
+	ASSERT_EQ(run_sh(&o, "printf abcdef >&2", &r), 0);
 	CHECK(r.out[2].head_len == 2 && !memcmp(r.out[2].head, "ab", 2));
 	CHECK_EQ(r.out[2].tail_len, 0);
 	CHECK_EQ(r.out[2].dropped, 4);
 	spawnkit_run_result_free(&r);
+}
 
-	/* 64 MiB through the default 1 MiB cap: memory stays bounded */
+/* 64 MiB through the default 1 MiB cap: memory stays bounded */
+TEST(sixty_four_mib_through_the_default_cap_in_bounded_memory)
+{
+	struct spawnkit_run_opts o;
+	struct spawnkit_run_result r;
+	struct rusage ru0, ru1;
+	char *argv_big[] = { "attrs", "--out", "67108864", NULL };
+
 	spawnkit_run_opts_init(&o);
 	o.argv = argv_big;
 	o.file = helper("attrs");
 	getrusage(RUSAGE_SELF, &ru0);
-	CHECK_EQ(spawnkit_run(&o, &r), 0);
+	ASSERT_EQ(spawnkit_run(&o, &r), 0);
 	getrusage(RUSAGE_SELF, &ru1);
 	CHECK(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0);
 	CHECK_EQ(r.out[1].head_len, SPAWNKIT_RUN_DEFAULT_CAP / 2);

@@ -7,11 +7,9 @@
  * ENOSYS).
  */
 #include <stddef.h>
-#include <sys/prctl.h>
 #include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include "util.h"
+#include "seccomp_filter.h"
 
 static int filter_our_numbers(void)
 {
@@ -21,11 +19,8 @@ static int filter_our_numbers(void)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
-	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
 
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
-		return -1;
-	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+	return INSTALL_SECCOMP_FILTER(f);
 }
 
 /* SPAWNKIT_BACKEND=user */

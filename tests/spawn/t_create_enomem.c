@@ -8,19 +8,6 @@
 #include <sys/resource.h>
 #include "util.h"
 
-static long mapped_bytes(void)
-{
-	long pages = 0;
-	FILE *f = fopen("/proc/self/statm", "r");
-
-	if (f) {
-		if (fscanf(f, "%ld", &pages) != 1)
-			pages = 0;
-		fclose(f);
-	}
-	return pages * sysconf(_SC_PAGESIZE);
-}
-
 /* Short of address space: -ENOMEM or made, never -EACCES; then made. */
 TEST(short_of_memory_is_enomem_never_eacces)
 {
@@ -32,7 +19,7 @@ TEST(short_of_memory_is_enomem_never_eacces)
 	getrlimit(RLIMIT_AS, &old);
 	for (i = 0; i < 20; i++) {
 		lim = old;
-		lim.rlim_cur = (rlim_t)mapped_bytes();
+		lim.rlim_cur = (rlim_t)vm_size_kb() * 1024;
 		if (setrlimit(RLIMIT_AS, &lim))
 			TEST_SKIP("cannot lower RLIMIT_AS");
 		t = NULL;

@@ -2,9 +2,10 @@
 /*
  * spawnkit's extension actions SETSID, SETPGID, UMASK and SETRLIMIT, seen
  * from inside the child by the attrs helper, and the field rules of all
- * five (CGROUP's placement is t_ext_cgroup).  On the kernel backend the
- * kernel runs them, or on a kernel without them they are handed to the user
- * backend: the same results.
+ * six (CGROUP's placement is t_ext_cgroup, SETCTTY's t_ext_setctty).  On
+ * the kernel backend the kernel runs the first five, or on a kernel without
+ * them they are handed to the user backend (SETCTTY always is): the same
+ * results.
  */
 #include <sys/resource.h>
 #include "util.h"
@@ -32,176 +33,274 @@ static long val(const struct run_result *r, const char *key)
 	return -12345;
 }
 
-/* (merged from main as one program; one case until split by behaviour) */
-TEST(ext_actions)
+/* Every fixture here: the attrs helper's template as t (or the case
+ * fails) and a result buffer; at the end, every child reaped. */
+static struct run_result *attrs_setup(void)
 {
-	struct spawn_template_action a[3];
-	struct spawn_template_rlimit rl = { 64, 64 }, core0 = { 0, 0 }, bad = { 10, 5 };
 	struct run_result *r = malloc(sizeof(*r));
-	struct rlimit before, after;
-	int ret, fd, i;
+	int ret;
 
+	ASSERT_TRUE(r != NULL);
 	ret = spawnkit_template_create(helper_path("attrs"), SPAWN_TEMPLATE_CREATE_CLOEXEC, &t);
-	if (ret) {
+	if (ret)
 		fprintf(stderr, "template of attrs: %s\n", strerror(-ret));
-		ASSERT_TRUE(0);	/* no template of attrs */
-	}
+	ASSERT_EQ(ret, 0);
+	return r;
+}
 
-	/* no action: the child shares our session and group */
-	run(a, 0, r);
+static void attrs_teardown(struct run_result *r)
+{
+	spawnkit_template_destroy(t);
+	free(r);
+	CHECK(no_children());
+}
+
+FIXTURE(attrs) {
+	struct run_result *r;
+	struct spawn_template_action a[3];
+};
+
+FIXTURE_SETUP(attrs)
+{
+	self->r = attrs_setup();
+}
+
+FIXTURE_TEARDOWN(attrs)
+{
+	attrs_teardown(self->r);
+}
+
+/* no action: the child shares our session and group */
+TEST_F(attrs, no_action_shares_our_session_and_group)
+{
+	struct run_result *r = self->r;
+
+	run(self->a, 0, r);
 	CHECK(r->pid > 0 && r->status == 0);
 	CHECK_EQ(val(r, "sid"), getsid(0));
 	CHECK_EQ(val(r, "pgid"), getpgid(0));
+}
 
-	/* SETSID: a session and group of its own, led by the child */
-	spawnkit_action_setsid(&a[0]);
-	run(a, 1, r);
+/* SETSID: a session and group of its own, led by the child */
+TEST_F(attrs, setsid_makes_the_child_a_session_leader)
+{
+	struct run_result *r = self->r;
+
+	spawnkit_action_setsid(&self->a[0]);
+	run(self->a, 1, r);
 	CHECK(r->pid > 0 && r->status == 0);
 	CHECK_EQ(val(r, "sid"), r->pid);
 	CHECK_EQ(val(r, "pgid"), r->pid);
 	CHECK_EQ(val(r, "pid"), r->pid);
-	/* a session leader cannot start another: setsid's EPERM */
-	spawnkit_action_setsid(&a[1]);
-	run(a, 2, r);
-	CHECK_ERR(r->pid, EPERM);
+}
 
-	/* SETPGID 0: a group of its own in our session */
-	spawnkit_action_setpgid(&a[0], 0);
-	run(a, 1, r);
+/* SETPGID 0: a group of its own in our session */
+TEST_F(attrs, setpgid_zero_makes_a_group_in_our_session)
+{
+	struct run_result *r = self->r;
+
+	spawnkit_action_setpgid(&self->a[0], 0);
+	run(self->a, 1, r);
 	CHECK(r->pid > 0 && r->status == 0);
 	CHECK_EQ(val(r, "pgid"), r->pid);
 	CHECK_EQ(val(r, "sid"), getsid(0));
-	/* into our own group: allowed, same session (not nameable where our
-	 * group is 0, as under the guest's init: 0 means "a new group") */
-	if (getpgid(0) > 0) {
-		spawnkit_action_setpgid(&a[0], getpgid(0));
-		run(a, 1, r);
-		CHECK(r->pid > 0 && r->status == 0);
-		CHECK_EQ(val(r, "pgid"), getpgid(0));
-	}
-	/* a group that does not exist in the session: EPERM */
-	spawnkit_action_setpgid(&a[0], 0x3ffffff0);
-	run(a, 1, r);
-	CHECK_ERR(r->pid, EPERM);
-	/* after SETSID the leader cannot move: EPERM; order matters */
-	spawnkit_action_setsid(&a[0]);
-	spawnkit_action_setpgid(&a[1], 0);
-	run(a, 2, r);
-	CHECK_ERR(r->pid, EPERM);
-	spawnkit_action_setpgid(&a[0], 0);
-	spawnkit_action_setsid(&a[1]);
-	run(a, 2, r);		/* a group leader cannot setsid either */
-	CHECK_ERR(r->pid, EPERM);
+}
 
-	/* UMASK */
-	spawnkit_action_umask(&a[0], 027);
-	run(a, 1, r);
+/* into our own group: allowed, same session (not nameable where our group
+ * is 0, as under the guest's init: 0 means "a new group") */
+TEST_F(attrs, setpgid_into_our_own_group)
+{
+	struct run_result *r = self->r;
+
+	if (getpgid(0) <= 0)
+		SKIP("our process group is 0 (as under the guest's init)");
+	spawnkit_action_setpgid(&self->a[0], getpgid(0));
+	run(self->a, 1, r);
+	CHECK(r->pid > 0 && r->status == 0);
+	CHECK_EQ(val(r, "pgid"), getpgid(0));
+}
+
+TEST_F(attrs, umask_sets_the_childs_mask_not_ours)
+{
+	struct run_result *r = self->r;
+
+	spawnkit_action_umask(&self->a[0], 027);
+	run(self->a, 1, r);
 	CHECK(r->pid > 0 && r->status == 0);
 	CHECK(has_line(r, "umask 027"));
-	spawnkit_action_umask(&a[0], 0);
-	run(a, 1, r);
+	spawnkit_action_umask(&self->a[0], 0);
+	run(self->a, 1, r);
 	CHECK(has_line(r, "umask 000"));
 	CHECK_EQ(umask(022), 022);	/* ours is untouched (the runner's 022) */
-	umask(022);
+}
 
-	/* SETRLIMIT: the child's limits, not ours */
+/* SETRLIMIT: the child's limits, not ours */
+TEST_F(attrs, setrlimit_sets_the_childs_limits_not_ours)
+{
+	struct run_result *r = self->r;
+	struct spawn_template_rlimit rl = { 64, 64 }, core0 = { 0, 0 };
+	struct rlimit before, after;
+
 	getrlimit(RLIMIT_NOFILE, &before);
-	spawnkit_action_setrlimit(&a[0], RLIMIT_NOFILE, &rl);
-	spawnkit_action_setrlimit(&a[1], RLIMIT_CORE, &core0);
-	run(a, 2, r);
+	spawnkit_action_setrlimit(&self->a[0], RLIMIT_NOFILE, &rl);
+	spawnkit_action_setrlimit(&self->a[1], RLIMIT_CORE, &core0);
+	run(self->a, 2, r);
 	CHECK(r->pid > 0 && r->status == 0);
 	CHECK(has_line(r, "nofile 64 64"));
 	CHECK(has_line(r, "core 0 0"));
 	getrlimit(RLIMIT_NOFILE, &after);
 	CHECK(before.rlim_cur == after.rlim_cur && before.rlim_max == after.rlim_max);
-	/* cur > max, an unknown resource, no or a bad pointer */
-	spawnkit_action_setrlimit(&a[0], RLIMIT_NOFILE, &bad);
-	run(a, 1, r);
-	CHECK_ERR(r->pid, EINVAL);
-	spawnkit_action_setrlimit(&a[0], RLIM_NLIMITS, &rl);
-	run(a, 1, r);
-	CHECK_ERR(r->pid, EINVAL);
-	spawnkit_action_setrlimit(&a[0], -1, &rl);
-	run(a, 1, r);
-	CHECK_ERR(r->pid, EINVAL);
-	spawnkit_action_setrlimit(&a[0], RLIMIT_NOFILE, NULL);
-	run(a, 1, r);
-	CHECK_ERR(r->pid, EINVAL);
-	spawnkit_action_setrlimit(&a[0], RLIMIT_NOFILE, (void *)8);
-	run(a, 1, r);
-	CHECK_ERR(r->pid, EFAULT);
+}
 
-	/* field rules: a field the type does not use must be zero */
-	for (i = SPAWN_TEMPLATE_ACTION_SETSID; i <= SPAWN_TEMPLATE_ACTION_SETCTTY; i++) {
-		memset(&a[0], 0, sizeof(a[0]));
-		a[0].type = i;
-		if (i == SPAWN_TEMPLATE_ACTION_SETRLIMIT)
-			a[0].arg = (uintptr_t)&rl;
-		a[0].newfd = 1;
-		run(a, 1, r);
-		CHECK_ERR(r->pid, EINVAL);
-		a[0].newfd = 0;
-		a[0].flags = 1;
-		run(a, 1, r);
-		CHECK_ERR(r->pid, EINVAL);
-	}
-	spawnkit_action_setsid(&a[0]);
-	a[0].fd = 1;
-	run(a, 1, r);
-	CHECK_ERR(r->pid, EINVAL);
-	spawnkit_action_umask(&a[0], 01000);
-	run(a, 1, r);
-	CHECK_ERR(r->pid, EINVAL);
-	spawnkit_action_setpgid(&a[0], -1);
-	run(a, 1, r);
-	CHECK_ERR(r->pid, EINVAL);
-	spawnkit_action_umask(&a[0], 0);
-	a[0].arg = 8;
-	run(a, 1, r);
-	CHECK_ERR(r->pid, EINVAL);
-	a[0].type = SPAWN_TEMPLATE_ACTION_SETCTTY + 1;	/* past the last */
-	a[0].arg = 0;
-	run(a, 1, r);
-	CHECK_ERR(r->pid, EINVAL);
+/*
+ * A kernel template made from an fd: the kernel runs the action itself
+ * (asked of the kernel directly whether it can), or, on a patched kernel
+ * from before the actions, there is no path for the handoff: EOPNOTSUPP.
+ */
+TEST_F(attrs, kernel_template_from_an_fd)
+{
+	struct run_result *r = self->r;
+	struct spawnkit_template *tf;
+	int fd;
 
-	/* CGROUP's checks before anything starts */
-	spawnkit_action_cgroup(&a[0], -1);
-	run(a, 1, r);
-	CHECK_ERR(r->pid, EINVAL);
-	spawnkit_action_cgroup(&a[0], 987);	/* not open */
-	run(a, 1, r);
-	CHECK_ERR(r->pid, EBADF);
-	fd = open("/tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	spawnkit_action_cgroup(&a[0], fd);	/* a directory, not a cgroup */
-	run(a, 1, r);
-	CHECK_ERR(r->pid, EINVAL);
-	spawnkit_action_cgroup(&a[1], fd);	/* and two of them */
-	run(a, 2, r);
-	CHECK_ERR(r->pid, EINVAL);
+	if (!is_kernel(t))
+		SKIP("not the kernel backend: nothing is handed off");
+	fd = open(helper_path("attrs"), O_RDONLY | O_CLOEXEC);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(spawnkit_template_create_fd(fd, SPAWN_TEMPLATE_CREATE_CLOEXEC, &tf), 0);
 	close(fd);
-	CHECK(no_children());
-
-	/* A kernel template made from an fd: the kernel runs the actions
-	 * itself, or on a kernel without them there is no path for the
-	 * handoff (EOPNOTSUPP). */
-	if (is_kernel(t)) {
-		struct spawnkit_template *tf;
-
-		fd = open(helper_path("attrs"), O_RDONLY | O_CLOEXEC);
-		CHECK_EQ(spawnkit_template_create_fd(fd, SPAWN_TEMPLATE_CREATE_CLOEXEC, &tf), 0);
-		close(fd);
-		spawnkit_action_setsid(&a[0]);
-		spawn_capture(tf, argv_attrs, environ, a, 1, 0, r);
-		if (kernel_has_ext_actions(tf)) {
-			CHECK(r->pid > 0 && r->status == 0);
-			CHECK_EQ(val(r, "sid"), r->pid);
-		} else {
-			CHECK_ERR(r->pid, EOPNOTSUPP);
-		}
-		spawnkit_template_destroy(tf);
+	spawnkit_action_setsid(&self->a[0]);
+	spawn_capture(tf, argv_attrs, environ, self->a, 1, 0, r);
+	if (kernel_has_ext_actions(tf)) {
+		CHECK(r->pid > 0 && r->status == 0);
+		CHECK_EQ(val(r, "sid"), r->pid);
+	} else {
+		CHECK_ERR(r->pid, EOPNOTSUPP);
 	}
-	spawnkit_template_destroy(t);
-	free(r);
+	spawnkit_template_destroy(tf);
+}
+
+/*
+ * Actions the spawn refuses before anything starts: `set` fills the first
+ * n actions, and the spawn must fail with -err.
+ */
+FIXTURE(bad) {
+	struct run_result *r;
+	struct spawn_template_action a[3];
+};
+
+FIXTURE_VARIANT(bad) {
+	void (*set)(struct spawn_template_action *a);
+	unsigned int n;
+	int err;
+};
+
+FIXTURE_SETUP(bad)
+{
+	self->r = attrs_setup();
+}
+
+FIXTURE_TEARDOWN(bad)
+{
+	attrs_teardown(self->r);
+}
+
+#define BAD(name, N, E, ...)						\
+	static void set_##name(struct spawn_template_action *a) { __VA_ARGS__; } \
+	FIXTURE_VARIANT_ADD(bad, name) { .set = set_##name, .n = N, .err = E }
+
+static const struct spawn_template_rlimit rl64 = { 64, 64 };
+
+/* a session leader cannot start another: setsid's EPERM */
+BAD(setsid_twice, 2, EPERM, spawnkit_action_setsid(&a[0]); spawnkit_action_setsid(&a[1]));
+/* a group that does not exist in the session */
+BAD(setpgid_to_a_missing_group, 1, EPERM, spawnkit_action_setpgid(&a[0], 0x3ffffff0));
+/* after SETSID the leader cannot move; order matters */
+BAD(setpgid_after_setsid, 2, EPERM,
+    spawnkit_action_setsid(&a[0]); spawnkit_action_setpgid(&a[1], 0));
+/* a group leader cannot setsid either */
+BAD(setsid_after_setpgid, 2, EPERM,
+    spawnkit_action_setpgid(&a[0], 0); spawnkit_action_setsid(&a[1]));
+BAD(setrlimit_cur_above_max, 1, EINVAL,
+    static const struct spawn_template_rlimit bad = { 10, 5 };
+    spawnkit_action_setrlimit(&a[0], RLIMIT_NOFILE, &bad));
+BAD(setrlimit_unknown_resource, 1, EINVAL, spawnkit_action_setrlimit(&a[0], RLIM_NLIMITS, &rl64));
+BAD(setrlimit_negative_resource, 1, EINVAL, spawnkit_action_setrlimit(&a[0], -1, &rl64));
+BAD(setrlimit_null_limits, 1, EINVAL, spawnkit_action_setrlimit(&a[0], RLIMIT_NOFILE, NULL));
+BAD(setrlimit_bad_pointer, 1, EFAULT,
+    spawnkit_action_setrlimit(&a[0], RLIMIT_NOFILE, (void *)8));
+/* field rules: a field the type does not use must be zero */
+BAD(setsid_with_an_fd, 1, EINVAL, spawnkit_action_setsid(&a[0]); a[0].fd = 1);
+BAD(umask_above_0777, 1, EINVAL, spawnkit_action_umask(&a[0], 01000));
+BAD(setpgid_negative, 1, EINVAL, spawnkit_action_setpgid(&a[0], -1));
+BAD(umask_with_an_arg, 1, EINVAL, spawnkit_action_umask(&a[0], 0); a[0].arg = 8);
+BAD(type_past_the_last, 1, EINVAL,
+    memset(&a[0], 0, sizeof(a[0])); a[0].type = SPAWN_TEMPLATE_ACTION_SETCTTY + 1);
+/* CGROUP's checks before anything starts */
+BAD(cgroup_negative_fd, 1, EINVAL, spawnkit_action_cgroup(&a[0], -1));
+BAD(cgroup_fd_not_open, 1, EBADF, spawnkit_action_cgroup(&a[0], 987));
+/* a directory, not a cgroup (the case's process ends with the fd) */
+BAD(cgroup_of_a_plain_directory, 1, EINVAL,
+    spawnkit_action_cgroup(&a[0], open("/tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC)));
+/* and two CGROUP actions */
+BAD(cgroup_twice, 2, EINVAL,
+    int fd = open("/tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    spawnkit_action_cgroup(&a[0], fd); spawnkit_action_cgroup(&a[1], fd));
+
+TEST_F(bad, is_refused)
+{
+	variant->set(self->a);
+	run(self->a, variant->n, self->r);
+	CHECK_ERR(self->r->pid, variant->err);
+}
+
+/*
+ * The field rules of every extension type: newfd and flags are used by
+ * none of them, so either being set is EINVAL.
+ */
+FIXTURE(ext_type) {
+	struct run_result *r;
+	struct spawn_template_action a[1];
+};
+
+FIXTURE_VARIANT(ext_type) {
+	int type;
+};
+
+FIXTURE_VARIANT_ADD(ext_type, setsid) { .type = SPAWN_TEMPLATE_ACTION_SETSID };
+FIXTURE_VARIANT_ADD(ext_type, setpgid) { .type = SPAWN_TEMPLATE_ACTION_SETPGID };
+FIXTURE_VARIANT_ADD(ext_type, umask) { .type = SPAWN_TEMPLATE_ACTION_UMASK };
+FIXTURE_VARIANT_ADD(ext_type, setrlimit) { .type = SPAWN_TEMPLATE_ACTION_SETRLIMIT };
+FIXTURE_VARIANT_ADD(ext_type, cgroup) { .type = SPAWN_TEMPLATE_ACTION_CGROUP };
+FIXTURE_VARIANT_ADD(ext_type, setctty) { .type = SPAWN_TEMPLATE_ACTION_SETCTTY };
+
+/* An otherwise valid action of the type (SETRLIMIT needs its limits). */
+FIXTURE_SETUP(ext_type)
+{
+	self->r = attrs_setup();
+	memset(&self->a[0], 0, sizeof(self->a[0]));
+	self->a[0].type = variant->type;
+	if (variant->type == SPAWN_TEMPLATE_ACTION_SETRLIMIT)
+		self->a[0].arg = (uintptr_t)&rl64;
+}
+
+FIXTURE_TEARDOWN(ext_type)
+{
+	attrs_teardown(self->r);
+}
+
+TEST_F(ext_type, newfd_set_is_einval)
+{
+	self->a[0].newfd = 1;
+	run(self->a, 1, self->r);
+	CHECK_ERR(self->r->pid, EINVAL);
+}
+
+TEST_F(ext_type, flags_set_is_einval)
+{
+	self->a[0].flags = 1;
+	run(self->a, 1, self->r);
+	CHECK_ERR(self->r->pid, EINVAL);
 }
 
 TEST_HARNESS_MAIN

@@ -9,11 +9,9 @@
  * backend starts the child with clone(CLONE_PIDFD) instead.
  */
 #include <stddef.h>
-#include <sys/prctl.h>
 #include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include "util.h"
+#include "seccomp_filter.h"
 
 /* clone3 and, if also_pidfd_open, pidfd_open fail with err from now on. */
 static int deny(int err, int also_pidfd_open)
@@ -26,11 +24,8 @@ static int deny(int err, int also_pidfd_open)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (unsigned int)err),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
-	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
 
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
-		return -1;
-	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+	return INSTALL_SECCOMP_FILTER(f);
 }
 
 /* Run fn in a forked child; CHECK that it exits 0. */

@@ -18,33 +18,13 @@
 #include <sys/wait.h>
 #include <spawnkit/spawnkit.h>
 #include "harness.h"
+#include "proc_self.h"
 
 #ifndef P_PIDFD
 #define P_PIDFD 3
 #endif
 
 extern char **environ;
-
-/* build/tests/spawn/t_x -> build/tests/helpers/NAME */
-static inline const char *helper_path(const char *name)
-{
-	static char path[PATH_MAX + 64];
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	char *slash;
-
-	if (n < 0) {
-		perror("readlink /proc/self/exe");
-		exit(2);
-	}
-	exe[n] = '\0';
-	slash = strrchr(exe, '/');
-	*slash = '\0';
-	slash = strrchr(exe, '/');
-	*slash = '\0';
-	snprintf(path, sizeof(path), "%s/helpers/%s", exe, name);
-	return path;
-}
 
 static inline const char *probe_path(void)
 {
@@ -161,20 +141,6 @@ static inline int fd_lines(const struct run_result *r)
 			p++;
 	}
 	return n;
-}
-
-static inline int count_open_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *de;
-	int n = 0;
-
-	while (d && (de = readdir(d)))
-		if (de->d_name[0] != '.')
-			n++;
-	if (d)
-		closedir(d);
-	return n - 1;	/* not the directory's own fd */
 }
 
 /* 1 if this process has no child left, reaped or not. */

@@ -100,19 +100,6 @@ static int nproc_eagain(void)
 	return SV_OK;
 }
 
-static long vm_kb(void)
-{
-	long size = 0;
-	FILE *f = fopen("/proc/self/statm", "r");
-
-	if (f) {
-		if (fscanf(f, "%ld", &size) != 1)
-			size = 0;
-		fclose(f);
-	}
-	return size * (sysconf(_SC_PAGESIZE) / 1024);
-}
-
 /* What one start did, as a letter: r ran (right status), m ENOMEM/EAGAIN,
  * k killed by a signal (exec failed past its point of no return), f ran but
  * the program failed (its loader could not map a library), x other. */
@@ -138,7 +125,7 @@ static char outcome(int r)
 static int enomem_rlimit_as(void)
 {
 	struct spawnkit_template *t = make_template(probe_path()), *t2;
-	long kb[4] = { vm_kb() + 64, 16 * 1024, 4 * 1024, 1024 };
+	long kb[4] = { vm_size_kb() + 64, 16 * 1024, 4 * 1024, 1024 };
 	char sk[8] = "", ref[8] = "", cr[8] = "";
 	struct rlimit old, lim;
 	struct snap s;

@@ -8,29 +8,15 @@
 #define SPAWNKIT_STRESS_PROBE_PATH_H
 
 #include <limits.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
+#include "../proc_self.h"
 
+/* Worked out on the first call and kept. */
 static inline const char *probe_path(void)
 {
-	static char path[PATH_MAX + 32];
-	char exe[PATH_MAX];
-	ssize_t n;
-	char *slash;
+	static char path[PATH_MAX + 64];
 
-	if (path[0])
-		return path;
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n < 0)
-		abort();
-	exe[n] = '\0';
-	*strrchr(exe, '/') = '\0';
-	slash = strrchr(exe, '/');
-	if (slash)
-		*slash = '\0';
-	snprintf(path, sizeof(path), "%s/helpers/probe", exe);
+	if (!path[0])
+		helper_path_to(path, sizeof(path), "probe");
 	return path;
 }
 

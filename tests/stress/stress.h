@@ -39,6 +39,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <spawnkit/spawnkit.h>
+#include "../proc_self.h"	/* also built with -Itests/stress alone */
 
 #ifndef P_PIDFD
 #define P_PIDFD 3
@@ -102,20 +103,6 @@ static inline long scaled(long n)
 
 /* ---- measurements -------------------------------------------------- */
 
-static inline int fd_count(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *de;
-	int n = 0;
-
-	while (d && (de = readdir(d)))
-		if (de->d_name[0] != '.')
-			n++;
-	if (d)
-		closedir(d);
-	return n - 1;
-}
-
 static inline int pidfd_count(void)
 {
 	DIR *d = opendir("/proc/self/fd");
@@ -164,24 +151,11 @@ static inline int child_count(void)
 	return n;
 }
 
-static inline long rss_kb(void)
-{
-	long size = 0, res = 0;
-	FILE *f = fopen("/proc/self/statm", "r");
-
-	if (f) {
-		if (fscanf(f, "%ld %ld", &size, &res) != 2)
-			res = 0;
-		fclose(f);
-	}
-	return res * (sysconf(_SC_PAGESIZE) / 1024);
-}
-
 struct snap { int fds, pidfds, children; long rss; };
 
 static inline struct snap snap_take(void)
 {
-	struct snap s = { fd_count(), pidfd_count(), child_count(), rss_kb() };
+	struct snap s = { count_open_fds(), pidfd_count(), child_count(), rss_kb() };
 
 	return s;
 }
