@@ -45,8 +45,10 @@
 
 /*
  * spawnkit extensions of the action list (numbers appended after the
- * proposal's).  The user backend implements them; the kernel backend hands
- * a spawn that uses any of them to the user backend (see spawnkit.h).
+ * proposal's).  The user backend implements them all; the kernel series
+ * SETSID..CGROUP since its process-attribute patch, not SETCTTY.  The kernel
+ * backend hands a spawn the kernel cannot run (SETCTTY, or any of them on
+ * an older patched kernel) to the user backend (see spawnkit.h).
  *   SETSID     setsid(); every other field 0
  *   SETPGID    setpgid(0, fd): fd is the group (0: a new group led by the
  *              child); every other field 0
@@ -83,7 +85,12 @@ struct spawn_template_action {
 	__u32 flags;		/* DUP2: O_CLOEXEC; CLOSE_RANGE: CLOSE_RANGE_* */
 	__s32 fd;		/* source fd, dirfd (OPEN), first fd (CLOSE_RANGE) */
 	__s32 newfd;		/* target fd (DUP2, OPEN), last fd (CLOSE_RANGE) */
-	__aligned_u64 arg;	/* OPEN: spawn_template_open *; SIG*: spawn_template_sigset * */
+	/*
+	 * OPEN: struct spawn_template_open *; SIGMASK, SIGDEFAULT:
+	 * struct spawn_template_sigset *; SETRLIMIT: struct
+	 * spawn_template_rlimit *
+	 */
+	__aligned_u64 arg;
 };
 
 struct spawn_template_open {

@@ -55,10 +55,9 @@ extern "C" {
 						     127/126/1 instead */
 #define SPAWNKIT_SPAWN_SETSID	(1U << 2) /* the child calls setsid() before
 						     the actions: a new session
-						     and process group (user
-						     backend; -EOPNOTSUPP on
-						     the kernel's, whose ABI
-						     has no such step) */
+						     and process group (the
+						     kernel backend: a first
+						     SETSID action) */
 #define SPAWNKIT_SPAWN_FLAGS (SPAWNKIT_SPAWN_INHERIT_FDS | SPAWNKIT_SPAWN_EXIT_STATUS | \
 			      SPAWNKIT_SPAWN_SETSID)
 
@@ -275,9 +274,10 @@ static inline void spawnkit_action_sigset(struct spawn_template_action *a,
 /*
  * ---- spawnkit's extension actions (spawn_template.h) ----
  * Process attributes set in the child, in action order.  The kernel series
- * does not have them yet: a kernel-backend template hands a spawn that uses
- * any of them to the user backend (a template made from an fd cannot, and
- * gives -EOPNOTSUPP).  Errors at spawn time, besides EINVAL for bad fields:
+ * runs them in the kernel; on a patched kernel from before them (probed once
+ * per process) a kernel-backend template hands a spawn that uses any of them
+ * to the user backend (a template made from an fd cannot, and gives
+ * -EOPNOTSUPP).  Errors at spawn time, besides EINVAL for bad fields:
  * SETSID: EPERM (already a group leader); SETPGID: EPERM, ESRCH;
  * SETRLIMIT: EPERM (raising a hard limit without CAP_SYS_RESOURCE);
  * CGROUP: EBADF (fd not open), EINVAL (not a cgroup2 directory, or two

@@ -17,6 +17,9 @@ kout=$kdir/build
 CC=${CC:-gcc}
 KCFLAGS="-static -O2 -g -Wall -isystem $kout/usr/include"
 
+# The library's copies of the UAPI headers match the patched kernel's.
+sh "$here/scripts/check-uapi.sh" "$kout/usr/include"
+
 # The series' selftests, one static program per .c file: *_test.c are the
 # tests (the guest runs each), the other files the helper programs their
 # Makefile builds (TEST_GEN_FILES), next to the tests that start them.

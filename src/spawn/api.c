@@ -213,7 +213,7 @@ static pid_t spawn_keep_errno(struct spawnkit_template *t,
 	int saved = errno;
 	pid_t pid;
 
-	if (t->backend == SPAWNKIT_BACKEND_KERNEL && sk_handoff_wanted(a))
+	if (t->backend == SPAWNKIT_BACKEND_KERNEL && sk_handoff_wanted(t, a))
 		pid = sk_handoff_spawn(t, a);
 	else
 		pid = t->ops->spawn(t, a);

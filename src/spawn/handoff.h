@@ -8,8 +8,14 @@
 
 #include "spawn/template.h"
 
-/* 1 if the spawn uses an action only the user backend implements. */
-int sk_handoff_wanted(const struct spawn_template_spawn_args *a);
+/* The last action type the kernel series implements. */
+#define SK_KERNEL_ACTION_LAST SPAWN_TEMPLATE_ACTION_CGROUP
+
+/* 1 if the kernel-backend template t cannot run the spawn itself: an
+ * extension action (or SK_SPAWN_SETSID) on a kernel that predates them
+ * (probed once per process), or a type past SK_KERNEL_ACTION_LAST. */
+int sk_handoff_wanted(const struct spawnkit_template *t,
+		      const struct spawn_template_spawn_args *a);
 
 /* Run the spawn on t's shadow (made on first use): a pid or -errno
  * (EOPNOTSUPP for a template made from an fd). */

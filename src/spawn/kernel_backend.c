@@ -5,10 +5,12 @@
  * the calls; otherwise these functions return -ENOSYS and issue nothing.
  */
 #include <fcntl.h>
+#include <string.h>
 #include <spawnkit/spawnkit.h>
 
 #include "common/kernel_adv.h"
 #include "common/sys.h"
+#include "common/ucopy.h"
 #include "spawn/template.h"
 
 SK_EXPORT int spawnkit_sys_spawn_template_create(struct spawn_template_create_args *args,
@@ -60,14 +62,41 @@ static int kernel_create(struct spawnkit_template *t,
 	return 0;
 }
 
+/*
+ * SPAWNKIT_SPAWN_SETSID: a SETSID action first, as the user backend's child
+ * calls setsid() before the actions.  api.c handed the spawn off instead
+ * when the kernel has no SETSID or the list has no room for one.
+ */
+static pid_t spawn_setsid_first(struct spawnkit_template *t,
+				struct spawn_template_spawn_args *a)
+{
+	struct spawn_template_action list[SPAWN_TEMPLATE_ACTIONS_MAX];
+	int ret;
+
+	if (a->actions_len >= SPAWN_TEMPLATE_ACTIONS_MAX)
+		return -E2BIG;	/* not reached: handed off */
+	memset(&list[0], 0, sizeof(list[0]));
+	list[0].type = SPAWN_TEMPLATE_ACTION_SETSID;
+	if (a->actions_len) {
+		ret = sk_copy_in(&list[1], a->actions, a->actions_len * sizeof(list[0]));
+		if (ret)
+			return ret;
+	}
+	a->actions = (uint64_t)(uintptr_t)list;
+	a->actions_len++;
+	return spawnkit_sys_spawn_template_spawn(t->fd, a, sizeof(*a));
+}
+
 static pid_t kernel_spawn(struct spawnkit_template *t,
 			  const struct spawn_template_spawn_args *args)
 {
 	struct spawn_template_spawn_args a = *args;
 
-	if (a.flags & SK_SPAWN_SETSID)
-		return -EOPNOTSUPP;	/* no setsid step in the kernel's ABI */
-	a.flags &= ~SK_SPAWN_NO_PIDFD;	/* the kernel always makes the pidfd */
+	/* internal flags: the kernel always makes the pidfd, and has a
+	 * SETSID action for the session */
+	a.flags &= ~(SK_SPAWN_NO_PIDFD | SK_SPAWN_SETSID);
+	if (args->flags & SK_SPAWN_SETSID)
+		return spawn_setsid_first(t, &a);
 	return spawnkit_sys_spawn_template_spawn(t->fd, &a, sizeof(a));
 }
 

@@ -27,7 +27,7 @@ struct spawnkit_template {
 	struct sk_identity id;
 	struct sk_creds creds;
 	/* kernel backend only: the user-backend template that runs spawns
-	 * with extension actions (handoff.c), made on first need */
+	 * the kernel cannot (handoff.c), made on first need */
 	struct spawnkit_template *shadow;
 };
 
@@ -52,8 +52,9 @@ extern const struct sk_backend_ops sk_kernel_backend;
 
 /*
  * Internal spawn flag, set only by spawnkit_spawn() for
- * SPAWNKIT_SPAWN_SETSID (the ABI has no session step): the user backend's
- * child calls setsid() first; the kernel backend refuses it (EOPNOTSUPP).
+ * SPAWNKIT_SPAWN_SETSID (the ABI has no session flag): the user backend's
+ * child calls setsid() first; the kernel backend puts a SETSID action first
+ * in the list, or hands the spawn off on a kernel without one (handoff.c).
  */
 #define SK_SPAWN_SETSID (1ULL << 62)
 

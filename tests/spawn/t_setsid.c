@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* SPAWNKIT_SPAWN_SETSID: the child leads a new session and process group
- * (user backend); the kernel backend refuses it and starts nothing. */
+/* SPAWNKIT_SPAWN_SETSID: the child leads a new session and process group,
+ * on both backends (the kernel's as a first SETSID action, or handed to
+ * the user backend on a kernel without one), before the actions run. */
 #include "util.h"
 
 /* Field n (1-based, n >= 4) of /proc/<pid>/stat, after the comm field. */
@@ -88,39 +89,44 @@ static void session_of_its_own(pid_t pid)
 	CHECK_EQ(getsid(pid), pid);
 }
 
-TEST_F(sess, kernel_backend_refuses_setsid)
-{
-	int pidfd = -1;
-
-	if (!is_kernel(self->t))
-		SKIP("the user backend has SETSID");
-	CHECK_ERR(spawnkit_spawn(self->t, argv_sleep, environ, &self->a, 1,
-				 SPAWNKIT_SPAWN_SETSID, &pidfd), EOPNOTSUPP);
-	CHECK_EQ(pidfd, -1);
-}
-
 /* with the flag: session id and process group are the child's pid */
 TEST_F(sess, setsid_child_leads_its_session)
 {
-	if (is_kernel(self->t))
-		SKIP("the kernel backend has no SETSID");
 	sleeper(self, SPAWNKIT_SPAWN_SETSID, leads_own_session);
 }
 
 /* without it: ours */
 TEST_F(sess, without_setsid_child_is_in_ours)
 {
-	if (is_kernel(self->t))
-		SKIP("the kernel backend has no SETSID");
 	sleeper(self, 0, in_our_session);
 }
 
 /* with INHERIT_FDS too (the fd table is copied, not shared) */
 TEST_F(sess, setsid_with_inherit_fds)
 {
-	if (is_kernel(self->t))
-		SKIP("the kernel backend has no SETSID");
 	sleeper(self, SPAWNKIT_SPAWN_SETSID | SPAWNKIT_SPAWN_INHERIT_FDS, session_of_its_own);
+}
+
+/* setsid() comes before the actions: a session leader cannot then move to
+ * another group (setpgid's EPERM), and nothing is left running */
+TEST_F(sess, setsid_runs_before_the_actions)
+{
+	struct spawn_template_action a[2] = { self->a };
+	int pidfd = -1;
+
+	spawnkit_action_setpgid(&a[1], 0);
+	CHECK_ERR(spawnkit_spawn(self->t, argv_sleep, environ, a, 2,
+				 SPAWNKIT_SPAWN_SETSID, &pidfd), EPERM);
+	CHECK_EQ(pidfd, -1);
+	/* the same list without the flag: a group of its own */
+	pid_t pid = spawnkit_spawn(self->t, argv_sleep, environ, a, 2, 0, &pidfd);
+
+	ASSERT_GT(pid, 0);
+	CHECK_EQ(stat_field(pid, 5), pid);
+	CHECK_EQ(stat_field(pid, 6), getsid(0));
+	syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+	CHECK_EQ(wait_pidfd(pidfd), SIGKILL);
+	close(pidfd);
 }
 
 /* an unknown flag bit is still EINVAL */
@@ -128,8 +134,6 @@ TEST_F(sess, unknown_flag_is_einval)
 {
 	int pidfd = -1;
 
-	if (is_kernel(self->t))
-		SKIP("the kernel backend has no SETSID");
 	CHECK_ERR(spawnkit_spawn(self->t, argv_sleep, environ, &self->a, 1, 1U << 7, &pidfd),
 		  EINVAL);
 }

@@ -169,6 +169,31 @@ static inline int is_kernel(const struct spawnkit_template *t)
 	return spawnkit_template_backend(t) == SPAWNKIT_BACKEND_KERNEL;
 }
 
+/*
+ * Does the kernel behind kernel-backend template t run the extension
+ * actions itself?  Asked of the kernel directly, as the library's probe
+ * does (a known type then an OPEN whose argument faults: EFAULT; an unknown
+ * type: EINVAL), so a test can tell what the library should have done.
+ */
+static inline int kernel_has_ext_actions(const struct spawnkit_template *t)
+{
+	struct spawn_template_action p[2];
+	struct spawn_template_spawn_args a;
+	int pidfd = -1;
+
+	memset(p, 0, sizeof(p));
+	p[0].type = SPAWN_TEMPLATE_ACTION_SETSID;
+	p[1].type = SPAWN_TEMPLATE_ACTION_OPEN;
+	p[1].arg = 8;
+	memset(&a, 0, sizeof(a));
+	a.flags = SPAWN_TEMPLATE_SPAWN_REPORT_ERRNO;
+	a.pidfd = (uintptr_t)&pidfd;
+	a.actions = (uintptr_t)p;
+	a.actions_len = 2;
+	return spawnkit_sys_spawn_template_spawn(spawnkit_template_fd(t), &a,
+						 sizeof(a)) == -EFAULT;
+}
+
 /* Write a file with the given mode; exits on failure. */
 static inline void write_file(const char *path, const char *text, mode_t mode)
 {

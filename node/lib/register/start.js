@@ -97,7 +97,8 @@ function start(options, run) {
     if (err === ENOENT || err === ESTALE) drop(abs);
     // No #! line: glibc and libuv run it with /bin/sh; leave that to stock.
     if (err === ENOEXEC) return { fallback: 'ENOEXEC' };
-    // detached on a backend without a session step (the kernel's).
+    // detached where no session step is possible (an fd-made kernel
+    // template on a patched kernel from before the SETSID action).
     if (err === EOPNOTSUPP) return { fallback: 'detached' };
     return err === ESTALE ? ENOENT : err;
   }
