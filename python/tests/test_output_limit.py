@@ -7,6 +7,9 @@ marker is tested in test_run_truncation.py)."""
 import asyncio
 import os
 import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Optional
 
 import pytest
 
@@ -15,7 +18,7 @@ from spawnkit import aio
 from spawnkit._pump import Capture
 
 
-def kept_ref(data, limit):
+def kept_ref(data: bytes, limit: Optional[int]) -> tuple[bytes, int]:
     """(kept bytes, dropped): the first (limit+1)//2 bytes and the last
     limit//2 of the rest; everything when limit is None."""
     if limit is None:
@@ -26,7 +29,7 @@ def kept_ref(data, limit):
     return head + tail, len(data) - len(head) - len(tail)
 
 
-def test_kept_ref_itself():
+def test_kept_ref_itself() -> None:
     assert kept_ref(b"abcdefghij", None) == (b"abcdefghij", 0)
     assert kept_ref(b"abcdefghij", 0) == (b"", 10)
     assert kept_ref(b"abcdefghij", 1) == (b"a", 9)
@@ -38,7 +41,7 @@ def test_kept_ref_itself():
     assert kept_ref(b"abc", 5) == (b"abc", 0)
 
 
-def limits_for(n):
+def limits_for(n: int) -> list[Optional[int]]:
     base = [None, 0, 1, 2, 3, 7, n - 1, n, n + 1, 2 * n + 1]
     if n > 200_000:
         base += [65535, 65536, 65537, 131073, 200001]
@@ -50,9 +53,10 @@ CASES = [(n, lim) for n in SIZES for lim in limits_for(n)]
 
 
 @pytest.fixture(scope="module")
-def data_files(tmp_path_factory):
+def data_files(tmp_path_factory: pytest.TempPathFactory
+               ) -> dict[int, tuple[Path, bytes, bytes]]:
     d = tmp_path_factory.mktemp("limits")
-    files = {}
+    files: dict[int, tuple[Path, bytes, bytes]] = {}
     for n in SIZES:
         out, err = os.urandom(n), os.urandom(n)
         (d / f"out{n}").write_bytes(out)
@@ -61,12 +65,14 @@ def data_files(tmp_path_factory):
     return files
 
 
-def outcome(r):
+def outcome(r: spawnkit.CompletedProcess[Any]) -> tuple[object, ...]:
     return (r.returncode, r.stdout, r.stderr, r.stdout_dropped, r.stderr_dropped)
 
 
 @pytest.mark.parametrize("n,limit", CASES, ids=[f"{n}-{lim}" for n, lim in CASES])
-def test_run_and_aio_run_keep_the_same_bytes(data_files, n, limit):
+def test_run_and_aio_run_keep_the_same_bytes(
+        data_files: dict[int, tuple[Path, bytes, bytes]], n: int,
+        limit: Optional[int]) -> None:
     d, out, err = data_files[n]
     # writes of 1000 bytes on stdout and of 70000 (> one read) on stderr, at once
     argv = ["sh", "-c", f"dd if=out{n} bs=1000 status=none & "
@@ -84,9 +90,9 @@ def test_run_and_aio_run_keep_the_same_bytes(data_files, n, limit):
 
 
 @pytest.mark.parametrize("limit", [0, 1, 10, 11, 1 << 20])
-def test_same_bytes_on_timeout(limit):
+def test_same_bytes_on_timeout(limit: int) -> None:
     argv = ["sh", "-c", "seq 1 100000; seq 1 5000 >&2; sleep 100"]
-    got = []
+    got: list[tuple[object, object]] = []
     for call in (lambda: spawnkit.run(argv, output_limit=limit, timeout=1,
                                       truncation_marker=False),
                  lambda: asyncio.run(aio.run(argv, output_limit=limit, timeout=1))):
@@ -98,7 +104,8 @@ def test_same_bytes_on_timeout(limit):
     assert got[0] == got[1] == (want_out, want_err)
 
 
-def text_outcome(call):
+def text_outcome(call: Callable[[], spawnkit.CompletedProcess[str]]
+                 ) -> object:
     try:
         r = call()
     except UnicodeDecodeError:
@@ -107,11 +114,12 @@ def text_outcome(call):
 
 
 @pytest.mark.parametrize("limit", [None, 0, 3, 4, 5, 100])
-def test_same_text_in_text_mode(limit):
+def test_same_text_in_text_mode(limit: Optional[int]) -> None:
     argv = ["sh", "-c", "printf 'h\\351llo w\\303\\266rld\\r\\nend'"]
-    kw = dict(output_limit=limit, encoding="utf-8")
-    got_c = text_outcome(lambda: spawnkit.run(argv, truncation_marker=False, **kw))
-    got_py = text_outcome(lambda: asyncio.run(aio.run(argv, **kw)))
+    got_c = text_outcome(lambda: spawnkit.run(argv, output_limit=limit, encoding="utf-8",
+                                              truncation_marker=False))
+    got_py = text_outcome(lambda: asyncio.run(aio.run(argv, output_limit=limit,
+                                                      encoding="utf-8")))
     kept, dropped = kept_ref(b"h\xe9llo w\xc3\xb6rld\r\nend", limit)
     if dropped:       # a cut may split a character: decoded with "replace"
         want: object = (kept.decode("utf-8", "replace").replace("\r\n", "\n"), dropped)
@@ -127,7 +135,7 @@ LIMITS = [None, 0, 1, 2, 3, 4, 5, 6, 7, 8, 11, 12, 13, 25, 100, 65535, 65537, 13
 
 
 @pytest.mark.parametrize("chunks", CHUNKINGS, ids=[f"{len(c)}x{sum(c)}" for c in CHUNKINGS])
-def test_python_capture_chunk_by_chunk_keeps_the_rule(chunks):
+def test_python_capture_chunk_by_chunk_keeps_the_rule(chunks: list[int]) -> None:
     payload = os.urandom(sum(chunks))
     for limit in LIMITS:
         cap = Capture(limit)

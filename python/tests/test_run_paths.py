@@ -8,6 +8,8 @@ import signal
 import subprocess
 import threading
 import time
+from pathlib import Path
+from types import FrameType
 from typing import Any, List
 
 import pytest
@@ -22,7 +24,7 @@ pytestmark = pytest.mark.native
 
 # ---- through run() -----------------------------------------------------------
 
-def test_run_large_output_on_both_streams_at_once(tmp_path):
+def test_run_large_output_on_both_streams_at_once(tmp_path: Path) -> None:
     a, b = os.urandom(5 << 20), os.urandom(4 << 20)
     (tmp_path / "a").write_bytes(a)
     (tmp_path / "b").write_bytes(b)
@@ -32,13 +34,13 @@ def test_run_large_output_on_both_streams_at_once(tmp_path):
     assert (r.returncode, r.stdout, r.stderr) == (0, a, b)
 
 
-def test_run_large_input_with_large_output_on_both_streams():
+def test_run_large_input_with_large_output_on_both_streams() -> None:
     data = os.urandom(6 << 20)
     r = spawnkit.run(["tee", "/dev/stderr"], input=data, timeout=60, output_limit=None)
     assert (r.returncode, r.stdout, r.stderr) == (0, data, data)
 
 
-def test_run_bounded_memory_with_a_limit():
+def test_run_bounded_memory_with_a_limit() -> None:
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     r = spawnkit.run(["head", "-c", str(300 << 20), "/dev/zero"], output_limit=4096,
                      timeout=60, truncation_marker=False)
@@ -47,7 +49,7 @@ def test_run_bounded_memory_with_a_limit():
     assert grown_kib < 50 << 10          # kept 4 KiB, not 300 MiB
 
 
-def test_run_child_closes_its_output_early_but_keeps_running():
+def test_run_child_closes_its_output_early_but_keeps_running() -> None:
     t0 = time.monotonic()
     with pytest.raises(subprocess.TimeoutExpired) as ei:
         spawnkit.run(["sh", "-c", "echo bye; echo err >&2; exec >&- 2>&-; sleep 100"],
@@ -56,13 +58,13 @@ def test_run_child_closes_its_output_early_but_keeps_running():
     assert (ei.value.output, ei.value.stderr) == (b"bye\n", b"err\n")
 
 
-def test_run_child_closes_stdout_only_then_idle_fires():
+def test_run_child_closes_stdout_only_then_idle_fires() -> None:
     with pytest.raises(NoOutputTimeoutExpired) as ei:
         spawnkit.run(["sh", "-c", "echo a; exec >&-; sleep 100"], no_output_timeout=0.3)
     assert ei.value.output == b"a\n"
 
 
-def test_run_endless_output_times_out_and_drains():
+def test_run_endless_output_times_out_and_drains() -> None:
     t0 = time.monotonic()
     with pytest.raises(subprocess.TimeoutExpired) as ei:
         spawnkit.run(["yes"], timeout=0.3, output_limit=1001, truncation_marker=False)
@@ -73,7 +75,7 @@ def test_run_endless_output_times_out_and_drains():
     assert out[501:] in (b"y\n" * 250, b"\ny" * 250)          # tail: 500 bytes
 
 
-def test_run_timeout_keeps_all_output_of_the_killed_tree():
+def test_run_timeout_keeps_all_output_of_the_killed_tree() -> None:
     # the grandchild wrote more than a pipe holds, then hangs holding it
     with pytest.raises(subprocess.TimeoutExpired) as ei:
         spawnkit.run(["sh", "-c", "(head -c 100000 /dev/zero; sleep 100) & "
@@ -82,12 +84,12 @@ def test_run_timeout_keeps_all_output_of_the_killed_tree():
     assert wait_dead([int(ei.value.stderr or b"")])
 
 
-def test_run_input_to_a_child_that_exits_without_reading():
+def test_run_input_to_a_child_that_exits_without_reading() -> None:
     r = spawnkit.run(["sh", "-c", "echo done"], input=os.urandom(4 << 20), timeout=30)
     assert (r.returncode, r.stdout) == (0, b"done\n")
 
 
-def test_run_wait_respects_the_deadline_when_the_pipes_close_first():
+def test_run_wait_respects_the_deadline_when_the_pipes_close_first() -> None:
     t0 = time.monotonic()
     with pytest.raises(subprocess.TimeoutExpired):
         spawnkit.run(["sh", "-c", "exec >/dev/null 2>&1; sleep 100"], timeout=0.3)
@@ -95,13 +97,13 @@ def test_run_wait_respects_the_deadline_when_the_pipes_close_first():
     assert 0.29 <= took < 30
 
 
-def test_run_huge_and_infinite_timeouts_mean_no_timeout():
+def test_run_huge_and_infinite_timeouts_mean_no_timeout() -> None:
     assert spawnkit.run(["echo", "x"], timeout=float("inf")).stdout == b"x\n"
     assert spawnkit.run(["echo", "x"], timeout=1e300,
                         no_output_timeout=float("inf")).stdout == b"x\n"
 
 
-def test_run_zero_and_negative_timeout_expire():
+def test_run_zero_and_negative_timeout_expire() -> None:
     for t in (0, -1):
         with pytest.raises(subprocess.TimeoutExpired):
             spawnkit.run(["sleep", "5"], timeout=t)
@@ -109,7 +111,7 @@ def test_run_zero_and_negative_timeout_expire():
 
 # ---- no fd left behind, threads ----------------------------------------------
 
-def test_no_fd_leak_after_many_runs_of_every_outcome():
+def test_no_fd_leak_after_many_runs_of_every_outcome() -> None:
     for prog in ("sleep", "cat", "sh", "printf", "true"):    # cache the templates
         spawnkit.run([prog], timeout=5)
     before = sorted(os.listdir("/proc/self/fd"), key=int)
@@ -130,9 +132,9 @@ def test_no_fd_leak_after_many_runs_of_every_outcome():
     assert sorted(os.listdir("/proc/self/fd"), key=int) == before
 
 
-def test_keyboard_interrupt_during_the_reap_leaves_nothing():
+def test_keyboard_interrupt_during_the_reap_leaves_nothing() -> None:
     # the child has closed its pipes: the interrupt lands in the wait for it
-    def boom(*_):
+    def boom(signum: int, frame: FrameType | None) -> None:
         raise KeyboardInterrupt
 
     before = sorted(os.listdir("/proc/self/fd"), key=int)
@@ -147,11 +149,11 @@ def test_keyboard_interrupt_during_the_reap_leaves_nothing():
     assert sorted(os.listdir("/proc/self/fd"), key=int) == before
 
 
-def test_32_threads_x_50_runs():
+def test_32_threads_x_50_runs() -> None:
     errors: List[Any] = []
-    results = {}
+    results: dict[tuple[int, int], bool] = {}
 
-    def worker(t):
+    def worker(t: int) -> None:
         try:
             for i in range(50):
                 tag = b"%d-%d" % (t, i)
