@@ -41,19 +41,28 @@ static inline const char *joined(const struct spawnkit_run_output *o)
 	return buf;
 }
 
+/* Run `file -c code` (argv[0] name) with o's other settings; returns
+ * spawnkit_run's value. */
+static inline int run_dash_c(struct spawnkit_run_opts *o, const char *file,
+			     const char *name, const char *code,
+			     struct spawnkit_run_result *r)
+{
+	static char *argv[4];
+
+	argv[0] = (char *)name;
+	argv[1] = "-c";
+	argv[2] = (char *)code;
+	argv[3] = NULL;
+	o->argv = argv;
+	o->file = file;
+	return spawnkit_run(o, r);
+}
+
 /* Run sh -c script with o's other settings; returns spawnkit_run's value. */
 static inline int run_sh(struct spawnkit_run_opts *o, const char *script,
 			 struct spawnkit_run_result *r)
 {
-	static char *argv[4];
-
-	argv[0] = "sh";
-	argv[1] = "-c";
-	argv[2] = (char *)script;
-	argv[3] = NULL;
-	o->argv = argv;
-	o->file = "/bin/sh";
-	return spawnkit_run(o, r);
+	return run_dash_c(o, "/bin/sh", "sh", script, r);
 }
 
 /* A scale for the few waits a test needs: SPAWNKIT_TEST_SLOW (default 1). */

@@ -16,15 +16,7 @@ static const char *python(void)
 static void run_py(struct spawnkit_run_opts *o, const char *code, struct spawnkit_run_result *r,
 		   int *ret)
 {
-	static char *argv[4];
-
-	argv[0] = "python3";
-	argv[1] = "-c";
-	argv[2] = (char *)code;
-	argv[3] = NULL;
-	o->argv = argv;
-	o->file = python();
-	*ret = spawnkit_run(o, r);
+	*ret = run_dash_c(o, python(), "python3", code, r);
 }
 
 TEST(warm_in_callers_session_equals_cold)
