@@ -119,6 +119,10 @@ def run(py, args, kw, warm):
     ignore = opts.pop("ignore", None)
     old = signal.signal(ignore, signal.SIG_IGN) if ignore else None
     try:
+        # Both in the caller's session: a warm call runs there (run()'s
+        # default with warm=True; a new session would start it cold), so a
+        # cold call in a session of its own would differ by that alone.
+        opts.setdefault("new_session", False)
         return spawnkit.run([py] + args, env=env, warm=warm, timeout=120, **opts)
     finally:
         if ignore:
