@@ -120,6 +120,7 @@ def test_timeout_kills_orphan_holding_the_pipes() -> None:
     assert wait_dead(pids)
 
 
+@pytest.mark.native  # cgroup= is CLONE_INTO_CGROUP: the fallback refuses it
 def test_timeout_kills_orphan_that_left_the_session_through_its_cgroup() -> None:
     # Only a cgroup still knows a process that started a session of its own
     # and whose parent exited (docs/run.md, "What only a cgroup catches").

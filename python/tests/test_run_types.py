@@ -27,6 +27,7 @@ SNIPPET = """
 """
 
 
+@pytest.mark.threads  # mypy's API starts threads
 def test_overloads_on_text(tmp_path: "os.PathLike[str]") -> None:
     path = os.path.join(os.fspath(tmp_path), "snippet.py")
     with open(path, "w") as f:
