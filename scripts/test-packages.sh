@@ -64,7 +64,8 @@ import subprocess, sys, spawnkit
 assert spawnkit.__file__.startswith(sys.prefix), spawnkit.__file__
 assert spawnkit.backend() in ("user", "kernel"), spawnkit.fallback_reason
 r = spawnkit.run(["sh", "-c", "printf abc; head -c 5000 /dev/zero"], output_limit=4)
-assert (r.stdout, r.stdout_dropped) == (b"ab\0\0", 4999), r
+assert (r.stdout_head, r.stdout_tail, r.stdout_dropped) == (b"ab", b"\0\0", 4999), r
+assert r.stdout == b"ab[... 4999 bytes omitted ...]\0\0", r
 try:
     spawnkit.run(["sh", "-c", "echo hi; sleep 30 & wait"], timeout=0.3)
     raise SystemExit("no timeout")
