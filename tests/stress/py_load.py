@@ -179,9 +179,12 @@ def large_output_head_tail() -> str:
     r = spawnkit.run([sys.executable, "-c", script], output_limit=limit, timeout=300)
     detail = s.check(f"{mb} MB through output_limit 64 KiB", rss_slack_kb=65536)
     ref = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=300).stdout
-    want = ref[:limit // 2] + ref[-(limit // 2):]
-    expect(r.returncode == 0 and r.stdout == want,
-           f"head/tail differ: got {len(r.stdout)} bytes, dropped {r.stdout_dropped}")
+    head, tail = ref[:limit // 2], ref[-(limit // 2):]
+    marker = b"[... %d bytes omitted ...]" % (len(ref) - limit)
+    expect(r.returncode == 0 and (r.stdout_head, r.stdout_tail) == (head, tail),
+           f"head/tail differ: got {len(r.stdout_head)}+{len(r.stdout_tail)} bytes, "
+           f"dropped {r.stdout_dropped}")
+    expect(r.stdout == head + marker + tail, "stdout is not head, marker, tail")
     expect(r.stdout_dropped == len(ref) - limit, f"dropped {r.stdout_dropped}")
     return f"{detail}; head+tail equal to subprocess's"
 
