@@ -23,15 +23,7 @@ static void close_if(int *fd)
 static void add_signal_reset(struct compat_plan *p)
 {
 	/* libuv resets 1..31 only: real-time signals are glibc's. */
-	sigemptyset(&p->low_signals);
-	sigemptyset(&p->no_signals);
-	for (int sig = 1; sig < 32; sig++)
-		if (sig != SIGKILL && sig != SIGSTOP)
-			sigaddset(&p->low_signals, sig);
-	spawnkit_action_sigset(next_action(p), SPAWN_TEMPLATE_ACTION_SIGDEFAULT,
-			       &p->sigdefault, &p->low_signals);
-	spawnkit_action_sigset(next_action(p), SPAWN_TEMPLATE_ACTION_SIGMASK,
-			       &p->sigmask, &p->no_signals);
+	p->nr_actions += signal_reset_actions(&p->actions[p->nr_actions], &p->sig, 32);
 }
 
 int compat_plan_build(struct compat_plan *p, const int *spec, int n,

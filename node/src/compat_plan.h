@@ -19,6 +19,7 @@
 
 #include <signal.h>
 #include <spawnkit/spawnkit.h>
+#include "stdio_plan.h"	/* struct signal_reset */
 
 #define COMPAT_PIPE	(-1)	/* a socketpair; the parent keeps one end */
 #define COMPAT_IGNORE	(-2)	/* /dev/null for 0..2, nothing above */
@@ -30,8 +31,7 @@
 struct compat_plan {
 	struct spawn_template_action actions[COMPAT_MAX_ACTIONS];
 	struct spawn_template_open opens[3];
-	struct spawn_template_sigset sigdefault, sigmask;
-	sigset_t low_signals, no_signals;
+	struct signal_reset sig;
 	unsigned int nr_actions;
 	int nr_slots;
 	int parent_fd[COMPAT_MAX_SLOTS];	/* our socket end, else -1 */

@@ -163,7 +163,7 @@ int run_spec_read(napi_env env, napi_value spec, struct run_spec *j)
 	o->wait_delay_ms = ms_prop(env, spec, "waitDelayMs");
 	/* extra actions: signals as libuv's children have them (Node ignores
 	 * SIGPIPE; an ignored signal would survive exec), rlimits, umask */
-	o->nr_actions = signal_reset_actions(j->act, &j->sig);
+	o->nr_actions = signal_reset_actions(j->act, &j->sig, NSIG);
 	if (prop(env, spec, "rlimits", &v, &t) || napi_get_array_length(env, v, &n) != napi_ok)
 		return 1;
 	if (n > RLIM_NLIMITS)

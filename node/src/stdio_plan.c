@@ -35,17 +35,18 @@ static int make_pipe(struct stdio_plan *p, int slot)
 	return 0;
 }
 
-unsigned int signal_reset_actions(struct spawn_template_action *a, struct signal_reset *s)
+unsigned int signal_reset_actions(struct spawn_template_action *a, struct signal_reset *s,
+				  int below)
 {
-	sigemptyset(&s->all_signals);
+	sigemptyset(&s->signals);
 	sigemptyset(&s->no_signals);
-	for (int sig = 1; sig < NSIG; sig++) {
+	for (int sig = 1; sig < below; sig++) {
 		if (sig == SIGKILL || sig == SIGSTOP)
 			continue;
-		sigaddset(&s->all_signals, sig);	/* glibc refuses 32/33: fine */
+		sigaddset(&s->signals, sig);	/* glibc refuses 32/33: fine */
 	}
 	spawnkit_action_sigset(&a[0], SPAWN_TEMPLATE_ACTION_SIGDEFAULT,
-			       &s->sigdefault, &s->all_signals);
+			       &s->sigdefault, &s->signals);
 	spawnkit_action_sigset(&a[1], SPAWN_TEMPLATE_ACTION_SIGMASK,
 			       &s->sigmask, &s->no_signals);
 	return 2;
@@ -53,7 +54,7 @@ unsigned int signal_reset_actions(struct spawn_template_action *a, struct signal
 
 static void add_signal_reset(struct stdio_plan *p)
 {
-	p->nr_actions += signal_reset_actions(&p->actions[p->nr_actions], &p->sig);
+	p->nr_actions += signal_reset_actions(&p->actions[p->nr_actions], &p->sig, NSIG);
 }
 
 int stdio_plan_build(struct stdio_plan *p, const int spec[3], const char *cwd)

@@ -24,12 +24,15 @@
 /* What two SIGDEFAULT/SIGMASK actions point to (kept while they are used). */
 struct signal_reset {
 	struct spawn_template_sigset sigdefault, sigmask;
-	sigset_t all_signals, no_signals;
+	sigset_t signals, no_signals;
 };
 
-/* Fill a[0], a[1]: every disposition to default, an empty mask, as libuv's
- * children start.  Returns 2 (the actions used).  run() uses it too. */
-unsigned int signal_reset_actions(struct spawn_template_action *a, struct signal_reset *s);
+/* Fill a[0], a[1]: the dispositions of signals 1..below-1 to default and
+ * an empty mask, as libuv's children start (NSIG: every signal; the
+ * register drop-in passes 32, as libuv resets only those).  Returns 2 (the
+ * actions used).  run() and the drop-in use it too. */
+unsigned int signal_reset_actions(struct spawn_template_action *a, struct signal_reset *s,
+				  int below);
 
 struct stdio_plan {
 	struct spawn_template_action actions[STDIO_PLAN_MAX_ACTIONS];
