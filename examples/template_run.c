@@ -21,7 +21,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	n = atoi(argv[1]);
-	ret = spawnkit_template_create(argv[2], SPAWN_TEMPLATE_CREATE_CLOEXEC, &t);
+	ret = spawnkit_template_create(argv[2], 0, &t);
 	if (ret < 0) {
 		fprintf(stderr, "template %s: %s\n", argv[2], strerror(-ret));
 		return 1;

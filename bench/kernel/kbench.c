@@ -96,7 +96,7 @@ static struct spawnkit_template *template_on(const char *backend, const char *pa
 	int r;
 
 	setenv("SPAWNKIT_BACKEND", backend, 1);
-	r = spawnkit_template_create(path, SPAWN_TEMPLATE_CREATE_CLOEXEC, &t);
+	r = spawnkit_template_create(path, 0, &t);
 	unsetenv("SPAWNKIT_BACKEND");
 	if (r)
 		die(backend, r);

@@ -232,7 +232,7 @@ static void ladder(int n, int nfds)
 	int i, k, ret, devnull;
 
 	setenv("SPAWNKIT_BACKEND", "user", 1);
-	ret = spawnkit_template_create(path, SPAWN_TEMPLATE_CREATE_CLOEXEC, &t);
+	ret = spawnkit_template_create(path, 0, &t);
 	if (ret < 0) {
 		fprintf(stderr, "breakdown: template: %s\n", strerror(-ret));
 		exit(1);

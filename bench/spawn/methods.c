@@ -146,7 +146,7 @@ static int make_template(const char *path, const char *backend,
 	if (old && !saved)
 		return -ENOMEM;
 	setenv("SPAWNKIT_BACKEND", backend, 1);
-	ret = spawnkit_template_create(path, SPAWN_TEMPLATE_CREATE_CLOEXEC, tp);
+	ret = spawnkit_template_create(path, 0, tp);
 	if (saved)
 		setenv("SPAWNKIT_BACKEND", saved, 1);
 	else

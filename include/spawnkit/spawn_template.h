@@ -19,9 +19,12 @@
 #include <linux/types.h>
 #include <linux/openat2.h>	/* struct open_how */
 
-/* spawn_template_create() flags */
-#define SPAWN_TEMPLATE_CREATE_CLOEXEC		(1ULL << 0)
-#define SPAWN_TEMPLATE_CREATE_FLAGS		(SPAWN_TEMPLATE_CREATE_CLOEXEC)
+/*
+ * spawn_template_create() flags: none yet (EINVAL).  The template fd is
+ * always close-on-exec, as a pidfd is: the exec'd program runs with new
+ * credentials, which no template of the old program serves (EACCES).
+ */
+#define SPAWN_TEMPLATE_CREATE_FLAGS		0ULL
 
 /* spawn_template_spawn() flags */
 #define SPAWN_TEMPLATE_SPAWN_INHERIT_FDS	(1ULL << 0)
@@ -93,9 +96,15 @@ struct spawn_template_action {
 	__aligned_u64 arg;
 };
 
+/*
+ * OPEN's argument.  how points at a struct open_how of how_size bytes, read
+ * as openat2(2) reads it (how_size below OPEN_HOW_SIZE_VER0 is EINVAL, above
+ * the page size E2BIG, unknown bytes past the kernel's struct must be 0).
+ */
 struct spawn_template_open {
 	__aligned_u64 path;	/* const char * */
-	struct open_how how;	/* as for openat2(2) */
+	__aligned_u64 how;	/* const struct open_how * */
+	__aligned_u64 how_size;	/* sizeof(struct open_how) */
 };
 
 struct spawn_template_sigset {
@@ -109,17 +118,17 @@ struct spawn_template_rlimit {
 	__aligned_u64 rlim_max;
 };
 
+/*
+ * Exactly one of filename and execfd names the file: a filename and
+ * execfd == -1, or filename == 0 and an open fd (0..INT_MAX).
+ */
 struct spawn_template_create_args {
-	__aligned_u64 flags;	/* SPAWN_TEMPLATE_CREATE_* */
-	__s32 execfd;		/* an open executable, or -1 */
-	__u32 exec_flags;	/* reserved, must be 0 */
+	__aligned_u64 flags;	/* SPAWN_TEMPLATE_CREATE_*: 0 */
 	__aligned_u64 filename;	/* absolute path (const char *), or 0 */
-	__aligned_u64 actions;	/* reserved at create time, must be 0 */
-	__aligned_u64 actions_len; /* reserved at create time, must be 0 */
-	__aligned_u64 reserved[4]; /* must be 0 */
+	__s64 execfd;		/* an open executable, or -1 */
 };
 
-#define SPAWN_TEMPLATE_CREATE_ARGS_SIZE_VER0	72
+#define SPAWN_TEMPLATE_CREATE_ARGS_SIZE_VER0	24
 
 struct spawn_template_spawn_args {
 	__aligned_u64 flags;	/* SPAWN_TEMPLATE_SPAWN_* */
@@ -128,10 +137,9 @@ struct spawn_template_spawn_args {
 	__aligned_u64 envp;	/* char *const * */
 	__aligned_u64 actions;	/* const struct spawn_template_action * */
 	__aligned_u64 actions_len; /* number of actions */
-	__aligned_u64 reserved[4]; /* must be 0 */
 };
 
-#define SPAWN_TEMPLATE_SPAWN_ARGS_SIZE_VER0	80
+#define SPAWN_TEMPLATE_SPAWN_ARGS_SIZE_VER0	48
 
 /* Exit statuses of a child that could not start (proposal behaviour). */
 #define SPAWN_TEMPLATE_EXIT_ENOENT		127
@@ -151,20 +159,17 @@ SPAWNKIT__SA(SPAWNKIT__OFF(spawn_template_action, flags) == 4, "action ABI");
 SPAWNKIT__SA(SPAWNKIT__OFF(spawn_template_action, fd) == 8, "action ABI");
 SPAWNKIT__SA(SPAWNKIT__OFF(spawn_template_action, newfd) == 12, "action ABI");
 SPAWNKIT__SA(SPAWNKIT__OFF(spawn_template_action, arg) == 16, "action ABI");
-SPAWNKIT__SA(sizeof(struct spawn_template_open) == 32, "open ABI");
+SPAWNKIT__SA(sizeof(struct spawn_template_open) == 24, "open ABI");
 SPAWNKIT__SA(SPAWNKIT__OFF(spawn_template_open, how) == 8, "open ABI");
+SPAWNKIT__SA(SPAWNKIT__OFF(spawn_template_open, how_size) == 16, "open ABI");
 SPAWNKIT__SA(sizeof(struct spawn_template_sigset) == 16, "sigset ABI");
 SPAWNKIT__SA(SPAWNKIT__OFF(spawn_template_sigset, sigsetsize) == 8, "sigset ABI");
 SPAWNKIT__SA(sizeof(struct spawn_template_rlimit) == 16, "rlimit ABI");
 SPAWNKIT__SA(SPAWNKIT__OFF(spawn_template_rlimit, rlim_max) == 8, "rlimit ABI");
 SPAWNKIT__SA(sizeof(struct spawn_template_create_args) ==
 	     SPAWN_TEMPLATE_CREATE_ARGS_SIZE_VER0, "create ABI");
-SPAWNKIT__SA(SPAWNKIT__OFF(spawn_template_create_args, execfd) == 8, "create ABI");
-SPAWNKIT__SA(SPAWNKIT__OFF(spawn_template_create_args, exec_flags) == 12, "create ABI");
-SPAWNKIT__SA(SPAWNKIT__OFF(spawn_template_create_args, filename) == 16, "create ABI");
-SPAWNKIT__SA(SPAWNKIT__OFF(spawn_template_create_args, actions) == 24, "create ABI");
-SPAWNKIT__SA(SPAWNKIT__OFF(spawn_template_create_args, actions_len) == 32, "create ABI");
-SPAWNKIT__SA(SPAWNKIT__OFF(spawn_template_create_args, reserved) == 40, "create ABI");
+SPAWNKIT__SA(SPAWNKIT__OFF(spawn_template_create_args, filename) == 8, "create ABI");
+SPAWNKIT__SA(SPAWNKIT__OFF(spawn_template_create_args, execfd) == 16, "create ABI");
 SPAWNKIT__SA(sizeof(struct spawn_template_spawn_args) ==
 	     SPAWN_TEMPLATE_SPAWN_ARGS_SIZE_VER0, "spawn ABI");
 SPAWNKIT__SA(SPAWNKIT__OFF(spawn_template_spawn_args, pidfd) == 8, "spawn ABI");
@@ -172,6 +177,5 @@ SPAWNKIT__SA(SPAWNKIT__OFF(spawn_template_spawn_args, argv) == 16, "spawn ABI");
 SPAWNKIT__SA(SPAWNKIT__OFF(spawn_template_spawn_args, envp) == 24, "spawn ABI");
 SPAWNKIT__SA(SPAWNKIT__OFF(spawn_template_spawn_args, actions) == 32, "spawn ABI");
 SPAWNKIT__SA(SPAWNKIT__OFF(spawn_template_spawn_args, actions_len) == 40, "spawn ABI");
-SPAWNKIT__SA(SPAWNKIT__OFF(spawn_template_spawn_args, reserved) == 48, "spawn ABI");
 
 #endif /* SPAWNKIT_SPAWN_TEMPLATE_H */

@@ -74,9 +74,9 @@ const char *spawnkit_backend_name(int backend);
 int spawnkit_kernel_has_spawn_template(void);
 
 /*
- * Make a template.  flags: 0 or SPAWN_TEMPLATE_CREATE_CLOEXEC, which makes
- * the template's own fd (the kernel template fd, or the user backend's pinned
- * exec fd) close-on-exec; almost every caller wants it.
+ * Make a template.  flags: 0 (SPAWN_TEMPLATE_CREATE_FLAGS; EINVAL otherwise).
+ * The template's own fd (the kernel template fd, or the user backend's
+ * pinned exec fd) is always close-on-exec: no exec'd program could use it.
  *   _create:      from an absolute path (EINVAL if relative)
  *   _create_fd:   from an open fd of the executable (the fd is not taken over)
  *   _create_args: the raw ABI: struct and its size, as the kernel call takes it
@@ -229,21 +229,33 @@ static inline void spawnkit_action_fchdir(struct spawn_template_action *a, int d
 	a->fd = dirfd;
 }
 
+/*
+ * OPEN's argument together with the struct open_how it points at (the ABI
+ * passes open_how by pointer and size, as openat2(2) takes it): what
+ * spawnkit_action_open() fills.  arg is what the action points at.
+ */
+struct spawnkit_open {
+	struct spawn_template_open arg;
+	struct open_how how;
+};
+
 /* o must stay valid until spawn returns; path relative to dirfd. */
 static inline void spawnkit_action_open(struct spawn_template_action *a,
-					struct spawn_template_open *o,
+					struct spawnkit_open *o,
 					int dirfd, const char *path,
 					uint64_t oflags, uint64_t mode, int newfd)
 {
 	memset(a, 0, sizeof(*a));
 	memset(o, 0, sizeof(*o));
-	o->path = (uint64_t)(uintptr_t)path;
 	o->how.flags = oflags;
 	o->how.mode = mode;
+	o->arg.path = (uint64_t)(uintptr_t)path;
+	o->arg.how = (uint64_t)(uintptr_t)&o->how;
+	o->arg.how_size = sizeof(o->how);
 	a->type = SPAWN_TEMPLATE_ACTION_OPEN;
 	a->fd = dirfd;
 	a->newfd = newfd;
-	a->arg = (uint64_t)(uintptr_t)o;
+	a->arg = (uint64_t)(uintptr_t)&o->arg;
 }
 
 /* last == SPAWN_TEMPLATE_FD_MAX: up to the highest fd */

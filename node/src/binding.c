@@ -162,7 +162,7 @@ static napi_value js_template_create(napi_env env, napi_callback_info info)
 		free(path);
 		return num(env, -ENOMEM);
 	}
-	r = spawnkit_template_create(path, SPAWN_TEMPLATE_CREATE_CLOEXEC, &b->t);
+	r = spawnkit_template_create(path, 0, &b->t);
 	free(path);
 	if (r < 0) {
 		free(b);

@@ -30,7 +30,7 @@
 
 struct compat_plan {
 	struct spawn_template_action actions[COMPAT_MAX_ACTIONS];
-	struct spawn_template_open opens[3];
+	struct spawnkit_open opens[3];
 	struct signal_reset sig;
 	unsigned int nr_actions;
 	int nr_slots;

@@ -36,7 +36,7 @@ unsigned int signal_reset_actions(struct spawn_template_action *a, struct signal
 
 struct stdio_plan {
 	struct spawn_template_action actions[STDIO_PLAN_MAX_ACTIONS];
-	struct spawn_template_open opens[3];
+	struct spawnkit_open opens[3];
 	struct signal_reset sig;
 	unsigned int nr_actions;
 	int parent_fd[3];	/* our end of each pipe, else -1 */

@@ -87,19 +87,19 @@ class Template:
     Template(fd=3)            from an open fd of the executable (not taken over).
 
     Use as a context manager or call close(); spawning from a closed template
-    raises ValueError.  `cloexec` (default True) keeps the template's own fd
-    out of every exec'd program.
+    raises ValueError.  The template's own fd is close-on-exec: no exec'd
+    program could use it.
     """
 
     __slots__ = ("_ptr", "_lock", "_users", "_closing", "path", "__weakref__")
 
     def __init__(self, program: Optional[StrOrBytesPath] = None, *,
-                 fd: Optional[int] = None, cloexec: bool = True) -> None:
+                 fd: Optional[int] = None) -> None:
         self._ptr = None
         self._lock = threading.Lock()
         self._users = 0
         self._closing = False
-        flags = lib.SPAWN_TEMPLATE_CREATE_CLOEXEC if cloexec else 0
+        flags = 0
         tp = ffi.new("struct spawnkit_template **")
         if (program is None) == (fd is None):
             raise TypeError("Template() takes exactly one of program or fd=")
@@ -122,8 +122,8 @@ class Template:
         self.path: Optional[str] = os.fsdecode(ffi.string(cpath)) if cpath != ffi.NULL else None
 
     @classmethod
-    def from_fd(cls, fd: int, *, cloexec: bool = True) -> "Template":
-        return cls(fd=fd, cloexec=cloexec)
+    def from_fd(cls, fd: int) -> "Template":
+        return cls(fd=fd)
 
     @property
     def fd(self) -> int:

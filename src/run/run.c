@@ -139,7 +139,7 @@ static int make_pipe(int p[2], int ours)
 
 struct layout {
 	struct spawn_template_action act[SPAWN_TEMPLATE_ACTIONS_MAX];
-	struct spawn_template_open devnull[3];
+	struct spawnkit_open devnull[3];
 	unsigned int n;
 	int child_end[3];	/* closed in the parent after the spawn */
 	int ours[3];		/* the pump's ends */
@@ -271,7 +271,7 @@ static int run(const struct spawnkit_run_opts *o, struct spawnkit_run_result *r)
 	if (!t) {
 		ret = sk_run_resolve(o, path, sizeof(path));
 		if (!ret)
-			ret = spawnkit_template_create(path, SPAWN_TEMPLATE_CREATE_CLOEXEC, &t);
+			ret = spawnkit_template_create(path, 0, &t);
 		if (ret)
 			return ret;
 	}

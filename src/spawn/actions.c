@@ -11,6 +11,7 @@
 
 /* The kernel's sigset_t on Linux: 64 signals, 8 bytes. */
 #define SK_SIGSETSIZE 8
+#define SK_OPEN_HOW_SIZE_VER0 24	/* flags, mode, resolve: openat2(2)'s first */
 
 static int copy_sigset(uint64_t uarg, uint64_t *set)
 {
@@ -75,8 +76,14 @@ static int check_one(const struct spawn_template_action *a, struct sk_action *k)
 		ret = sk_copy_in(&o, a->arg, sizeof(o));
 		if (ret)
 			return ret;
+		/* open_how by pointer and size, read as openat2() reads it */
+		if (!o.how)
+			return -EINVAL;
+		ret = sk_copy_struct_in(&k->how, sizeof(k->how), SK_OPEN_HOW_SIZE_VER0,
+					o.how, o.how_size);
+		if (ret)
+			return ret;
 		k->path = o.path;
-		k->how = o.how;
 		return 0;
 	case SPAWN_TEMPLATE_ACTION_CLOSE_RANGE:
 		if (a->fd < 0 || a->newfd < a->fd || a->arg ||

@@ -69,18 +69,10 @@ SK_EXPORT const char *spawnkit_backend_name(int backend)
 
 static int check_create_args(const struct spawn_template_create_args *a)
 {
-	int i;
-
-	if (a->flags & ~SPAWN_TEMPLATE_CREATE_FLAGS || a->exec_flags)
+	if (a->flags & ~SPAWN_TEMPLATE_CREATE_FLAGS)
 		return -EINVAL;
-	/* actions at create time are reserved: fd numbers are per process */
-	if (a->actions || a->actions_len)
-		return -EINVAL;
-	for (i = 0; i < 4; i++)
-		if (a->reserved[i])
-			return -EINVAL;
 	/* exactly one names the file; "no fd" is -1, not any negative value */
-	if (a->filename ? a->execfd != -1 : a->execfd < 0)
+	if (a->filename ? a->execfd != -1 : (a->execfd < 0 || a->execfd > INT_MAX))
 		return -EINVAL;
 	return 0;
 }
@@ -193,13 +185,8 @@ SK_EXPORT int spawnkit_template_fd(const struct spawnkit_template *t)
 
 static int check_spawn_args(const struct spawn_template_spawn_args *a)
 {
-	int i;
-
 	if (a->flags & ~SPAWN_TEMPLATE_SPAWN_FLAGS || !a->pidfd)
 		return -EINVAL;
-	for (i = 0; i < 4; i++)
-		if (a->reserved[i])
-			return -EINVAL;
 	if (a->actions_len > SPAWN_TEMPLATE_ACTIONS_MAX)
 		return -E2BIG;
 	if (a->actions_len && !a->actions)

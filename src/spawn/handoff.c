@@ -109,7 +109,6 @@ static struct spawnkit_template *make_shadow(const struct spawnkit_template *t)
 	s->ops = &sk_user_backend;
 	s->path = strdup(t->path);
 	memset(&ca, 0, sizeof(ca));
-	ca.flags = SPAWN_TEMPLATE_CREATE_CLOEXEC;
 	ca.execfd = -1;
 	ca.filename = (uint64_t)(uintptr_t)s->path;
 	if (!s->path || s->ops->create(s, &ca)) {

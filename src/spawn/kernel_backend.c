@@ -49,9 +49,7 @@ static int kernel_create(struct spawnkit_template *t,
 	 * the template out of 0..2, where the caller's stdio belongs (the
 	 * user backend does the same with its pinned fd). */
 	if (fd < 3) {
-		long nfd = sk_syscall3(SYS_fcntl, fd,
-				       (a.flags & SPAWN_TEMPLATE_CREATE_CLOEXEC) ?
-				       F_DUPFD_CLOEXEC : F_DUPFD, 3);
+		long nfd = sk_syscall3(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 3);
 
 		sk_syscall1(SYS_close, fd);
 		if (nfd < 0)

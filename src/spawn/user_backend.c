@@ -192,8 +192,6 @@ static int user_create(struct spawnkit_template *t,
 	ret = (int)read_magic(t->fd, magic, sizeof(magic));
 	t->is_script = ret >= 2 ? magic[0] == '#' && magic[1] == '!' : ret < 0 && t->path;
 	t->is_native = native_elf(magic, ret);
-	if (!(args->flags & SPAWN_TEMPLATE_CREATE_CLOEXEC))
-		sk_syscall3(SYS_fcntl, t->fd, F_SETFD, 0);
 	return 0;
 }
 

@@ -99,38 +99,41 @@ static int rest_closed(const struct spawn_template_action *a, unsigned int nr)
 /* OPEN is replayed by opening the file here: only where that is the same
  * (an absolute path, nothing created or truncated by the open itself, a
  * regular file or a device: a FIFO would block or fail differently). */
-static int open_args(const struct spawn_template_action *x, struct spawn_template_open *o,
+static int open_args(const struct spawn_template_action *x, struct open_how *how,
 		     char *path)
 {
-	if (!x->arg || x->newfd < 0 || x->flags || sk_copy_in(o, x->arg, sizeof(*o)) ||
-	    sk_strncpy_in(path, o->path, PATH_MAX) < 0 || path[0] != '/' || o->how.resolve ||
-	    (o->how.flags & (O_CREAT | O_TRUNC | O_EXCL | O_TMPFILE | O_PATH)))
+	struct spawn_template_open o;
+
+	if (!x->arg || x->newfd < 0 || x->flags || sk_copy_in(&o, x->arg, sizeof(o)) || !o.how ||
+	    sk_copy_struct_in(how, sizeof(*how), sizeof(*how), o.how, o.how_size) ||
+	    sk_strncpy_in(path, o.path, PATH_MAX) < 0 || path[0] != '/' || how->resolve ||
+	    (how->flags & (O_CREAT | O_TRUNC | O_EXCL | O_TMPFILE | O_PATH)))
 		return -1;
 	return 0;
 }
 
 static int open_ok(const struct spawn_template_action *x)
 {
-	struct spawn_template_open o;
+	struct open_how how;
 	char path[PATH_MAX];
 
-	return open_args(x, &o, path);
+	return open_args(x, &how, path);
 }
 
 static int open_here(const struct spawn_template_action *x)
 {
-	struct spawn_template_open o;
+	struct open_how how;
 	char path[PATH_MAX];
 	struct stat st;
 	int fd;
 
-	if (open_args(x, &o, path))
+	if (open_args(x, &how, path))
 		return -1;
-	fd = open(path, (int)(o.how.flags | O_CLOEXEC | O_NOCTTY | O_NONBLOCK), (mode_t)o.how.mode);
+	fd = open(path, (int)(how.flags | O_CLOEXEC | O_NOCTTY | O_NONBLOCK), (mode_t)how.mode);
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) || !(S_ISREG(st.st_mode) || S_ISCHR(st.st_mode)) ||
-	    (!(o.how.flags & O_NONBLOCK) && fcntl(fd, F_SETFL, (int)o.how.flags & ~O_NONBLOCK))) {
+	    (!(how.flags & O_NONBLOCK) && fcntl(fd, F_SETFL, (int)how.flags & ~O_NONBLOCK))) {
 		close(fd);
 		return -1;
 	}

@@ -219,7 +219,7 @@ int warm_interp_start(struct warm_interp *w, const char *path, char *const argv[
 		setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &big, sizeof(big));
 		setsockopt(sv[1], SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
 	}
-	if (spawnkit_template_create(path, SPAWN_TEMPLATE_CREATE_CLOEXEC, &t) < 0)
+	if (spawnkit_template_create(path, 0, &t) < 0)
 		goto out;
 	scratch = sv[1];
 	if (out[1] > scratch) scratch = out[1];

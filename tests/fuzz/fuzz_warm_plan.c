@@ -35,7 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const paths[] = { "/dev/null", "/", "/nonexistent/x", "relative" };
 	struct spawn_template_action a[16];
-	struct spawn_template_open opens[16];
+	struct spawnkit_open opens[16];
 	struct spawn_template_sigset sets[16];
 	uint64_t bits[16];
 	struct warm_fdplan p;
@@ -66,7 +66,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(&bits[i], d + 4, 8);
 		sets[i].sigset = sel & 1 ? (uintptr_t)unmapped : (uintptr_t)&bits[i];
 		sets[i].sigsetsize = sel & 2 ? 7 : 8;
-		opens[i].path = sel & 4 ? (uintptr_t)unmapped : (uintptr_t)paths[(sel >> 3) & 3];
+		opens[i].arg.path = sel & 4 ? (uintptr_t)unmapped : (uintptr_t)paths[(sel >> 3) & 3];
+		opens[i].arg.how = (uintptr_t)&opens[i].how;
+		opens[i].arg.how_size = d[14] & 16 ? 16 : sizeof(opens[i].how);
 		opens[i].how.flags = d[14] & 1 ? O_RDONLY : (d[14] & 2 ? O_WRONLY : O_RDWR);
 		opens[i].how.flags |= d[14] & 4 ? O_CREAT : 0;
 		opens[i].how.mode = 0;
@@ -79,7 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			a[i].arg = (uintptr_t)unmapped + (d[15] % 64);
 			break;
 		default:
-			a[i].arg = a[i].type == SPAWN_TEMPLATE_ACTION_OPEN ? (uintptr_t)&opens[i] :
+			a[i].arg = a[i].type == SPAWN_TEMPLATE_ACTION_OPEN ? (uintptr_t)&opens[i].arg :
 				   (uintptr_t)&sets[i];
 		}
 	}

@@ -10,7 +10,7 @@ static struct spawnkit_template *sh_tmpl(void)
 {
 	struct spawnkit_template *t = NULL;
 
-	if (spawnkit_template_create("/bin/sh", SPAWN_TEMPLATE_CREATE_CLOEXEC, &t))
+	if (spawnkit_template_create("/bin/sh", 0, &t))
 		exit(2);
 	return t;
 }

@@ -118,7 +118,7 @@ TEST(template_and_file_together_is_einval)
 	struct spawnkit_run_result r;
 	struct spawnkit_template *t;
 
-	ASSERT_EQ(spawnkit_template_create(helper("attrs"), SPAWN_TEMPLATE_CREATE_CLOEXEC, &t), 0);
+	ASSERT_EQ(spawnkit_template_create(helper("attrs"), 0, &t), 0);
 	reset(&o);
 	o.tmpl = t;
 	CHECK_ERR(spawnkit_run(&o, &r), EINVAL);

@@ -187,7 +187,7 @@ TEST_F(probe, open_creates_at_chosen_number)
 	const char *dir = self->dir;
 	int dfd = self->dfd;
 	struct spawn_template_action a[4];
-	struct spawn_template_open o;
+	struct spawnkit_open o;
 	char path[256];
 
 	spawnkit_action_open(&a[0], &o, dfd, "made-by-open", O_WRONLY | O_CREAT | O_TRUNC,
@@ -209,7 +209,7 @@ TEST_F(probe, open_fd_is_written_by_child)
 	struct run_result *r = self->r;
 	const char *dir = self->dir;
 	struct spawn_template_action a[4];
-	struct spawn_template_open o;
+	struct spawnkit_open o;
 	char path[256];
 	char buf[256];
 	int fd;
@@ -237,7 +237,7 @@ TEST_F(probe, open_gives_child_stdin)
 	struct run_result *r = self->r;
 	const char *dir = self->dir;
 	struct spawn_template_action a[4];
-	struct spawn_template_open o;
+	struct spawnkit_open o;
 	char path[256];
 
 	snprintf(path, sizeof(path), "%s/made-by-open", dir);
@@ -257,7 +257,7 @@ TEST_F(probe, open_cloexec_fd_gone_after_exec)
 {
 	struct run_result *r = self->r;
 	struct spawn_template_action a[4];
-	struct spawn_template_open o;
+	struct spawnkit_open o;
 
 	spawnkit_action_open(&a[0], &o, AT_FDCWD, "/dev/null", O_RDONLY | O_CLOEXEC, 0, 6);
 	spawn_capture(t, argv_probe, environ, a, 1, SPAWNKIT_SPAWN_INHERIT_FDS, r);
@@ -269,7 +269,7 @@ TEST_F(probe, open_fd_closed_without_inherit_fds)
 {
 	struct run_result *r = self->r;
 	struct spawn_template_action a[4];
-	struct spawn_template_open o;
+	struct spawnkit_open o;
 
 	spawnkit_action_open(&a[0], &o, AT_FDCWD, "/dev/null", O_RDONLY, 0, 6);
 	run(a, 1, r);
@@ -282,7 +282,7 @@ TEST_F(probe, open_errors)
 	struct run_result *r = self->r;
 	int dfd = self->dfd;
 	struct spawn_template_action a[4];
-	struct spawn_template_open o;
+	struct spawnkit_open o;
 
 	spawnkit_action_open(&a[0], &o, AT_FDCWD, "/nonexistent/file", O_RDONLY, 0, 6);
 	run(a, 1, r);
@@ -439,7 +439,7 @@ TEST_F(probe, template_fd_number_is_free_for_actions)
 		/* OPEN with that number as dirfd: an absolute path does not
 		 * need it, a relative one finds it closed */
 		{
-			struct spawn_template_open o2;
+			struct spawnkit_open o2;
 
 			spawnkit_action_open(&a[1], &o2, xfd, "/dev/null", O_RDONLY, 0, 9);
 			spawn_capture(t, argv_probe, environ, a, 2, SPAWNKIT_SPAWN_INHERIT_FDS, r);

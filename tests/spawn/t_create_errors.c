@@ -19,7 +19,6 @@ static int create_args(struct spawn_template_create_args *a, size_t size)
 static void base(struct spawn_template_create_args *a, const char *path)
 {
 	memset(a, 0, sizeof(*a));
-	a->flags = SPAWN_TEMPLATE_CREATE_CLOEXEC;
 	a->execfd = -1;
 	a->filename = (uintptr_t)path;
 }
@@ -50,8 +49,6 @@ TEST_F(errs, valid_args_by_path_fd_and_o_path)
 	int fd;
 
 	base(&a, probe);
-	CHECK_EQ(create_args(&a, sizeof(a)), 0);
-	a.flags = 0;
 	CHECK_EQ(create_args(&a, sizeof(a)), 0);
 	fd = open(probe, O_RDONLY | O_CLOEXEC);
 	memset(&a, 0, sizeof(a));
@@ -84,32 +81,46 @@ TEST_F(errs, args_size_rules)
 	CHECK_EQ(create_args((void *)big, 100), 0);	/* the byte is past size */
 }
 
-/* flags, exec_flags, reserved, actions at create: EINVAL */
-TEST_F(errs, unknown_flags_reserved_and_actions_are_einval)
+/* no create flag is defined: every bit is EINVAL, bit 0 (v1's CLOEXEC) too */
+TEST_F(errs, every_flag_is_einval)
 {
 	const char *probe = probe_path();
 	struct spawn_template_create_args a;
-	int i;
+	int bit;
 
-	base(&a, probe);
-	a.flags = 1ULL << 1;
-	CHECK_ERR(create_args(&a, sizeof(a)), EINVAL);
-	a.flags = 1ULL << 63;
-	CHECK_ERR(create_args(&a, sizeof(a)), EINVAL);
-	base(&a, probe);
-	a.exec_flags = 1;
-	CHECK_ERR(create_args(&a, sizeof(a)), EINVAL);
-	for (i = 0; i < 4; i++) {
+	for (bit = 0; bit < 64; bit++) {
 		base(&a, probe);
-		a.reserved[i] = 1;
+		a.flags = 1ULL << bit;
 		CHECK_ERR(create_args(&a, sizeof(a)), EINVAL);
 	}
-	base(&a, probe);
-	a.actions = 8;
-	CHECK_ERR(create_args(&a, sizeof(a)), EINVAL);
-	base(&a, probe);
-	a.actions_len = 1;
-	CHECK_ERR(create_args(&a, sizeof(a)), EINVAL);
+}
+
+/* The size is the only extension: 24 bytes (flags, filename, execfd), and
+ * a non-zero byte where v1 had exec_flags, actions, actions_len and
+ * reserved[4] (up to 72 bytes) is an unknown tail: E2BIG, not EINVAL. */
+TEST_F(errs, v1_fields_are_an_unknown_tail)
+{
+	const char *probe = probe_path();
+	union {
+		struct spawn_template_create_args a;
+		uint64_t w[9];
+	} u;
+	int i;
+
+	CHECK_EQ(sizeof(u.a), 24);
+	CHECK_EQ(SPAWN_TEMPLATE_CREATE_ARGS_SIZE_VER0, 24);
+	for (i = 3; i < 9; i++) {
+		memset(&u, 0, sizeof(u));
+		base(&u.a, probe);
+		CHECK_EQ(create_args(&u.a, sizeof(u)), 0);
+		u.w[i] = 1;
+		CHECK_ERR(create_args(&u.a, sizeof(u)), E2BIG);
+	}
+	base(&u.a, probe);
+	CHECK_ERR(create_args(&u.a, 16), EINVAL);
+	u.a.execfd = 1LL << 32;
+	u.a.filename = 0;
+	CHECK_ERR(create_args(&u.a, 24), EINVAL);	/* an fd is an int */
 }
 
 /* exactly one of execfd >= 0 and filename; "no fd" is -1 only */
@@ -282,17 +293,20 @@ TEST_F(errs, bad_pointers_are_efault)
 	munmap(unmapped, 4096);
 }
 
-/* CLOEXEC decides whether the template's fd survives exec */
-TEST_F(errs, cloexec_decides_template_fd_flags)
+/* The template's fd is close-on-exec with no flag, from a path or an fd */
+TEST_F(errs, template_fd_is_cloexec_by_default)
 {
 	const char *probe = probe_path();
 	struct spawnkit_template *t = NULL;
+	int fd;
 
-	CHECK_EQ(spawnkit_template_create(probe, SPAWN_TEMPLATE_CREATE_CLOEXEC, &t), 0);
+	fd = open(probe, O_RDONLY);	/* not close-on-exec itself */
+	CHECK_EQ(spawnkit_template_create_fd(fd, 0, &t), 0);
 	CHECK_EQ(fcntl(spawnkit_template_fd(t), F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
 	spawnkit_template_destroy(t);
+	close(fd);
 	CHECK_EQ(spawnkit_template_create(probe, 0, &t), 0);
-	CHECK_EQ(fcntl(spawnkit_template_fd(t), F_GETFD) & FD_CLOEXEC, 0);
+	CHECK_EQ(fcntl(spawnkit_template_fd(t), F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
 	CHECK(spawnkit_template_fd(t) > 2);
 	CHECK(!strcmp(spawnkit_template_path(t), probe));
 	spawnkit_template_destroy(t);

@@ -35,7 +35,7 @@ static int in_child(enum change what)
 		gid_t g[1] = { 4242 };
 		pid_t r;
 
-		if (spawnkit_template_create(probe_path(), SPAWN_TEMPLATE_CREATE_CLOEXEC, &t))
+		if (spawnkit_template_create(probe_path(), 0, &t))
 			_exit(10);
 		if (spawn_wait(t) <= 0)
 			_exit(11);

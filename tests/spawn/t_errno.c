@@ -49,7 +49,7 @@ TEST_F(errs, enoexec_is_errno_or_126)
 
 	snprintf(garbage, sizeof(garbage), "%s/garbage", dir);
 	write_file(garbage, "this is not an ELF file and has no #! line\n", 0755);
-	CHECK_EQ(spawnkit_template_create(garbage, SPAWN_TEMPLATE_CREATE_CLOEXEC, &t), 0);
+	CHECK_EQ(spawnkit_template_create(garbage, 0, &t), 0);
 	before = count_open_fds();
 	CHECK_ERR(outcome(t, NULL, 0, 0), ENOEXEC);
 	CHECK(no_children());				/* reaped */
@@ -63,7 +63,7 @@ TEST_F(errs, action_enoent_is_errno_or_127)
 {
 	struct spawnkit_template *t = self->t;
 	struct spawn_template_action a;
-	struct spawn_template_open o;
+	struct spawnkit_open o;
 
 	spawnkit_action_open(&a, &o, AT_FDCWD, "/nonexistent", O_RDONLY, 0, 0);
 	CHECK_ERR(outcome(t, &a, 1, 0), ENOENT);
@@ -85,7 +85,7 @@ TEST_F(errs, eacces_is_errno_or_126)
 		copy_file(probe_path(), interp, 0644);
 		snprintf(text, sizeof(text), "#!%s\n", interp);
 		write_file(script, text, 0755);
-		CHECK_EQ(spawnkit_template_create(script, SPAWN_TEMPLATE_CREATE_CLOEXEC, &ts), 0);
+		CHECK_EQ(spawnkit_template_create(script, 0, &ts), 0);
 		CHECK_ERR(outcome(ts, NULL, 0, 0), EACCES);
 		CHECK_EQ(outcome(ts, NULL, 0, SPAWNKIT_SPAWN_EXIT_STATUS), 126 << 8);
 		spawnkit_template_destroy(ts);
@@ -100,7 +100,7 @@ TEST_F(errs, enotdir_is_errno_or_1)
 	const char *dir = self->dir;
 	struct spawnkit_template *t = self->t;
 	struct spawn_template_action a;
-	struct spawn_template_open o;
+	struct spawnkit_open o;
 
 	{
 		char notdir[300];

@@ -55,9 +55,9 @@ TEST_F(stale, rename_over_makes_stale_and_new_template_works)
 	int fd;
 
 	copy_file(probe_path(), prog, 0755);
-	CHECK_EQ(spawnkit_template_create(prog, SPAWN_TEMPLATE_CREATE_CLOEXEC, &t), 0);
+	CHECK_EQ(spawnkit_template_create(prog, 0, &t), 0);
 	fd = open(prog, O_RDONLY | O_CLOEXEC);
-	CHECK_EQ(spawnkit_template_create_fd(fd, SPAWN_TEMPLATE_CREATE_CLOEXEC, &tfd), 0);
+	CHECK_EQ(spawnkit_template_create_fd(fd, 0, &tfd), 0);
 	close(fd);
 	CHECK(spawn_wait(t) > 0);
 	copy_file(probe_path(), other, 0755);
@@ -66,7 +66,7 @@ TEST_F(stale, rename_over_makes_stale_and_new_template_works)
 	CHECK_ERR(spawn_wait(t), ESTALE);	/* stays stale */
 	CHECK_ERR(spawn_wait(tfd), ESTALE);
 	spawnkit_template_destroy(t);
-	CHECK_EQ(spawnkit_template_create(prog, SPAWN_TEMPLATE_CREATE_CLOEXEC, &t), 0);
+	CHECK_EQ(spawnkit_template_create(prog, 0, &t), 0);
 	CHECK(spawn_wait(t) > 0);		/* the runtime's recovery */
 	spawnkit_template_destroy(t);
 	spawnkit_template_destroy(tfd);
@@ -78,7 +78,7 @@ TEST_F(stale, removed_path_makes_stale)
 	const char *prog = self->prog;
 	struct spawnkit_template *t;
 
-	CHECK_EQ(spawnkit_template_create(prog, SPAWN_TEMPLATE_CREATE_CLOEXEC, &t), 0);
+	CHECK_EQ(spawnkit_template_create(prog, 0, &t), 0);
 	CHECK_EQ(unlink(prog), 0);
 	CHECK_ERR(spawn_wait(t), ESTALE);
 	spawnkit_template_destroy(t);
@@ -97,9 +97,9 @@ TEST_F(stale, in_place_write_refused_or_stale)
 
 	copy_file(probe_path(), prog, 0755);
 	usleep(50 * 1000);
-	CHECK_EQ(spawnkit_template_create(prog, SPAWN_TEMPLATE_CREATE_CLOEXEC, &t), 0);
+	CHECK_EQ(spawnkit_template_create(prog, 0, &t), 0);
 	fd = open(prog, O_RDONLY | O_CLOEXEC);
-	CHECK_EQ(spawnkit_template_create_fd(fd, SPAWN_TEMPLATE_CREATE_CLOEXEC, &tfd), 0);
+	CHECK_EQ(spawnkit_template_create_fd(fd, 0, &tfd), 0);
 	close(fd);
 	fd = open(prog, O_RDWR | O_CLOEXEC);
 	if (is_kernel(t)) {
@@ -132,7 +132,7 @@ TEST_F(stale, reused_fd_number_never_runs_other_file)
 	struct spawnkit_template *t;
 	int fd;
 
-	CHECK_EQ(spawnkit_template_create(prog, SPAWN_TEMPLATE_CREATE_CLOEXEC, &t), 0);
+	CHECK_EQ(spawnkit_template_create(prog, 0, &t), 0);
 	if (!is_kernel(t)) {
 		int xfd = spawnkit_template_fd(t);
 
@@ -154,12 +154,12 @@ TEST_F(stale, chmod_and_chown_make_stale)
 	const char *prog = self->prog;
 	struct spawnkit_template *t;
 
-	CHECK_EQ(spawnkit_template_create(prog, SPAWN_TEMPLATE_CREATE_CLOEXEC, &t), 0);
+	CHECK_EQ(spawnkit_template_create(prog, 0, &t), 0);
 	CHECK(spawn_wait(t) > 0);
 	CHECK_EQ(chmod(prog, 0700), 0);
 	CHECK_ERR(spawn_wait(t), ESTALE);
 	spawnkit_template_destroy(t);
-	CHECK_EQ(spawnkit_template_create(prog, SPAWN_TEMPLATE_CREATE_CLOEXEC, &t), 0);
+	CHECK_EQ(spawnkit_template_create(prog, 0, &t), 0);
 	CHECK_EQ(chown(prog, 1, 1), 0);
 	CHECK_ERR(spawn_wait(t), ESTALE);
 	spawnkit_template_destroy(t);
@@ -173,7 +173,7 @@ TEST_F(stale, atime_touch_makes_stale)
 
 	CHECK_EQ(chown(prog, 0, 0), 0);
 	CHECK_EQ(chmod(prog, 0755), 0);
-	CHECK_EQ(spawnkit_template_create(prog, SPAWN_TEMPLATE_CREATE_CLOEXEC, &t), 0);
+	CHECK_EQ(spawnkit_template_create(prog, 0, &t), 0);
 	usleep(50 * 1000);	/* a clock tick after the chown above */
 	{
 		struct timespec ts[2] = { { 1, 0 }, { 0, UTIME_OMIT } };

@@ -41,7 +41,7 @@ static struct run_result *attrs_setup(void)
 	int ret;
 
 	ASSERT_TRUE(r != NULL);
-	ret = spawnkit_template_create(helper_path("attrs"), SPAWN_TEMPLATE_CREATE_CLOEXEC, &t);
+	ret = spawnkit_template_create(helper_path("attrs"), 0, &t);
 	if (ret)
 		fprintf(stderr, "template of attrs: %s\n", strerror(-ret));
 	ASSERT_EQ(ret, 0);
@@ -167,7 +167,7 @@ TEST_F(attrs, kernel_template_from_an_fd)
 		SKIP("not the kernel backend: nothing is handed off");
 	fd = open(helper_path("attrs"), O_RDONLY | O_CLOEXEC);
 	ASSERT_GE(fd, 0);
-	ASSERT_EQ(spawnkit_template_create_fd(fd, SPAWN_TEMPLATE_CREATE_CLOEXEC, &tf), 0);
+	ASSERT_EQ(spawnkit_template_create_fd(fd, 0, &tf), 0);
 	close(fd);
 	spawnkit_action_setsid(&self->a[0]);
 	spawn_capture(tf, argv_attrs, environ, self->a, 1, 0, r);

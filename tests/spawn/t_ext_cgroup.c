@@ -32,7 +32,7 @@ FIXTURE_SETUP(cg)
 	snprintf(self->name, sizeof(self->name), "spawnkit-t-%d", (int)getpid());
 	if (make_test_cgroup(self->name, self->cg, sizeof(self->cg)))
 		SKIP("no writable cgroup2 here");
-	ret = spawnkit_template_create(helper_path("attrs"), SPAWN_TEMPLATE_CREATE_CLOEXEC,
+	ret = spawnkit_template_create(helper_path("attrs"), 0,
 				       &self->t);
 	if (ret)
 		fprintf(stderr, "template of attrs: %s\n", strerror(-ret));

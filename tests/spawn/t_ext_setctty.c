@@ -38,7 +38,7 @@ FIXTURE_SETUP(ctty)
 	ASSERT_EQ(unlockpt(self->master), 0);
 	self->slave = open(ptsname(self->master), O_RDWR | O_NOCTTY | O_CLOEXEC);
 	ASSERT_TRUE(self->slave >= 0);
-	ASSERT_EQ(spawnkit_template_create("/bin/sh", SPAWN_TEMPLATE_CREATE_CLOEXEC,
+	ASSERT_EQ(spawnkit_template_create("/bin/sh", 0,
 					   &self->t), 0);
 	self->r = malloc(sizeof(*self->r));
 	ASSERT_TRUE(self->r != NULL);

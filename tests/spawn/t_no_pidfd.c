@@ -68,7 +68,7 @@ static int clone3_refused(int err)
 {
 	struct spawnkit_template *t;
 	struct spawn_template_action quiet;
-	struct spawn_template_open devnull;
+	struct spawnkit_open devnull;
 	char *argv[] = { "probe", NULL };
 	int pidfd = -1;
 	pid_t pid;
@@ -80,7 +80,7 @@ static int clone3_refused(int err)
 	setenv("SPAWNKIT_BACKEND", "user", 1);
 	if (spawnkit_backend() != SPAWNKIT_BACKEND_USER)
 		return 22;
-	if (spawnkit_template_create(probe_path(), SPAWN_TEMPLATE_CREATE_CLOEXEC, &t))
+	if (spawnkit_template_create(probe_path(), 0, &t))
 		return 23;
 	/* the probe's report goes to /dev/null */
 	spawnkit_action_open(&quiet, &devnull, AT_FDCWD, "/dev/null", O_WRONLY, 0, 1);

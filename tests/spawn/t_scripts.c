@@ -39,7 +39,7 @@ TEST_F(script, path_template_gives_interpreter_script_path)
 	struct run_result *r = self->r;
 	char *argv_s[] = { "myscript", "one", "two", NULL };
 
-	CHECK_EQ(spawnkit_template_create(script, SPAWN_TEMPLATE_CREATE_CLOEXEC, &t), 0);
+	CHECK_EQ(spawnkit_template_create(script, 0, &t), 0);
 	spawn_capture(t, argv_s, environ, NULL, 0, 0, r);
 	CHECK(r->pid > 0 && r->status == 0);
 	CHECK(has_line(r, "argv 1 --from-script"));
@@ -58,7 +58,7 @@ TEST_F(script, script_template_still_goes_stale)
 	struct run_result *r = self->r;
 	char *argv_s[] = { "myscript", "one", "two", NULL };
 
-	CHECK_EQ(spawnkit_template_create(script, SPAWN_TEMPLATE_CREATE_CLOEXEC, &t), 0);
+	CHECK_EQ(spawnkit_template_create(script, 0, &t), 0);
 	{
 		char tmp[300];
 
@@ -81,7 +81,7 @@ TEST_F(script, fd_template_reads_script_through_dev_fd)
 	int fd;
 
 	fd = open(script, O_RDONLY | O_CLOEXEC);
-	CHECK_EQ(spawnkit_template_create_fd(fd, SPAWN_TEMPLATE_CREATE_CLOEXEC, &t), 0);
+	CHECK_EQ(spawnkit_template_create_fd(fd, 0, &t), 0);
 	close(fd);
 	spawn_capture(t, argv_s, environ, NULL, 0, 0, r);
 	CHECK(r->pid > 0 && r->status == 0);
@@ -101,7 +101,7 @@ TEST_F(script, o_path_fd_template_is_still_a_script)
 	int fd;
 
 	fd = open(script, O_PATH | O_CLOEXEC);
-	CHECK_EQ(spawnkit_template_create_fd(fd, SPAWN_TEMPLATE_CREATE_CLOEXEC, &t), 0);
+	CHECK_EQ(spawnkit_template_create_fd(fd, 0, &t), 0);
 	close(fd);
 	spawn_capture(t, argv_s, environ, NULL, 0, 0, r);
 	CHECK(r->pid > 0 && r->status == 0);
@@ -120,7 +120,7 @@ TEST_F(script, missing_interpreter_is_enoent_or_127)
 
 	snprintf(badscript, sizeof(badscript), "%s/bad", dir);
 	write_file(badscript, "#!/nonexistent/interpreter\n", 0755);
-	CHECK_EQ(spawnkit_template_create(badscript, SPAWN_TEMPLATE_CREATE_CLOEXEC, &t), 0);
+	CHECK_EQ(spawnkit_template_create(badscript, 0, &t), 0);
 	CHECK_ERR(spawnkit_spawn(t, argv_s, environ, NULL, 0, 0, &pidfd), ENOENT);
 	/* proposal behaviour: exit 127 */
 	{

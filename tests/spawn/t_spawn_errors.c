@@ -108,11 +108,10 @@ TEST_F(args, args_size_rules)
 	CHECK_ERR(spawnkit_spawn_args(t, unmapped, sizeof(a)), EFAULT);
 }
 
-/* flags, pidfd, reserved */
-TEST_F(args, unknown_flags_pidfd_0_and_reserved_are_einval)
+/* flags, pidfd */
+TEST_F(args, unknown_flags_and_pidfd_0_are_einval)
 {
 	struct spawn_template_spawn_args a;
-	int i;
 
 	base(&a);
 	a.flags |= 1ULL << 2;
@@ -120,12 +119,29 @@ TEST_F(args, unknown_flags_pidfd_0_and_reserved_are_einval)
 	base(&a);
 	a.pidfd = 0;
 	CHECK_ERR(spawn_raw(&a, sizeof(a)), EINVAL);
-	for (i = 0; i < 4; i++) {
-		base(&a);
-		a.reserved[i] = 1;
-		CHECK_ERR(spawn_raw(&a, sizeof(a)), EINVAL);
-	}
 	CHECK_ERR(spawnkit_spawn(t, argv_probe, environ, NULL, 0, 1U << 5, NULL), EINVAL);
+}
+
+/* The size is the only extension: 48 bytes, and a non-zero word where v1
+ * had reserved[4] (bytes 48..79) is an unknown tail: E2BIG, not EINVAL. */
+TEST_F(args, v1_reserved_words_are_an_unknown_tail)
+{
+	union {
+		struct spawn_template_spawn_args a;
+		uint64_t w[10];
+	} u;
+	int i;
+
+	CHECK_EQ(sizeof(u.a), 48);
+	CHECK_EQ(SPAWN_TEMPLATE_SPAWN_ARGS_SIZE_VER0, 48);
+	for (i = 6; i < 10; i++) {
+		memset(&u, 0, sizeof(u));
+		base(&u.a);
+		u.w[i] = 1;
+		CHECK_ERR(spawn_raw(&u.a, sizeof(u)), E2BIG);
+	}
+	base(&u.a);
+	CHECK_ERR(spawn_raw(&u.a, 40), EINVAL);
 }
 
 /* action counts: > 256 E2BIG, a count without an array EINVAL */
@@ -190,13 +206,15 @@ TEST_F(args, unused_fields_of_close_dup2_fchdir_must_be_zero)
 TEST_F(args, open_action_rules)
 {
 	struct spawn_template_action x;
-	struct spawn_template_open o;
+	struct spawnkit_open o;
 	void *unmapped = self->unmapped;
 
 	memset(&o, 0, sizeof(o));
-	o.path = (uintptr_t)"/dev/null";
+	o.arg.path = (uintptr_t)"/dev/null";
+	o.arg.how = (uintptr_t)&o.how;
+	o.arg.how_size = sizeof(o.how);
 	o.how.flags = O_RDONLY;
-	act(&x, SPAWN_TEMPLATE_ACTION_OPEN, 0, AT_FDCWD, 5, (uintptr_t)&o);
+	act(&x, SPAWN_TEMPLATE_ACTION_OPEN, 0, AT_FDCWD, 5, (uintptr_t)&o.arg);
 	CHECK(one(&x) > 0);
 	act(&x, SPAWN_TEMPLATE_ACTION_OPEN, 0, AT_FDCWD - 1, 5, (uintptr_t)&o);
 	CHECK_ERR(one(&x), EINVAL);
@@ -207,6 +225,34 @@ TEST_F(args, open_action_rules)
 	act(&x, SPAWN_TEMPLATE_ACTION_OPEN, 1, AT_FDCWD, 5, (uintptr_t)&o);
 	CHECK_ERR(one(&x), EINVAL);
 	act(&x, SPAWN_TEMPLATE_ACTION_OPEN, 0, AT_FDCWD, 5, (uintptr_t)unmapped);
+	CHECK_ERR(one(&x), EFAULT);
+}
+
+/* open_how by pointer and size, read as openat2(2) reads it: a larger
+ * struct with a zero tail is fine, a non-zero tail E2BIG, less than its
+ * first 24 bytes EINVAL (v1 embedded a fixed struct open_how). */
+TEST_F(args, open_how_by_size)
+{
+	struct spawn_template_open o = { .path = (uintptr_t)"/dev/null" };
+	uint64_t how[8] = { O_RDONLY };		/* struct open_how, then a tail */
+	struct spawn_template_action x;
+
+	CHECK_EQ(sizeof(struct open_how), 24);
+	o.how = (uintptr_t)how;
+	o.how_size = sizeof(how);
+	act(&x, SPAWN_TEMPLATE_ACTION_OPEN, 0, AT_FDCWD, 5, (uintptr_t)&o);
+	CHECK(one(&x) > 0);
+	how[6] = 1;
+	CHECK_ERR(one(&x), E2BIG);
+	how[6] = 0;
+	o.how_size = 16;
+	CHECK_ERR(one(&x), EINVAL);
+	o.how_size = 4096 + 8;
+	CHECK_ERR(one(&x), E2BIG);
+	o.how_size = 24;
+	o.how = 0;
+	CHECK_ERR(one(&x), EINVAL);
+	o.how = (uintptr_t)self->unmapped;
 	CHECK_ERR(one(&x), EFAULT);
 }
 

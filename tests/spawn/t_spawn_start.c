@@ -133,7 +133,7 @@ TEST(caller_memory_is_not_read_after_return)
 	char *path = strdup("/dev/null"), out[1 << 16];
 	char **argv = calloc(3, sizeof(char *)), **envp = calloc(2, sizeof(char *));
 	struct spawn_template_action act;
-	struct spawn_template_open o;
+	struct spawnkit_open o;
 	struct capture c;
 	int st;
 
@@ -169,7 +169,7 @@ TEST(start_does_not_wait_for_a_stuck_child)
 	struct spawnkit_template *t = user_probe();
 	char dir[] = "/tmp/sk-start-XXXXXX", fifo[64], *argv[] = { "probe", "--quiet", NULL };
 	struct spawn_template_action a;
-	struct spawn_template_open o;
+	struct spawnkit_open o;
 	struct spawnkit_start *s = NULL;
 	int pidfd = -1, w, st;
 
@@ -237,7 +237,7 @@ static struct spawnkit_template *text_template(char *dir, char *file, size_t roo
 	CHECK(fd >= 0);
 	CHECK(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
 	close(fd);
-	CHECK_EQ(spawnkit_template_create(file, SPAWN_TEMPLATE_CREATE_CLOEXEC, &t), 0);
+	CHECK_EQ(spawnkit_template_create(file, 0, &t), 0);
 	return t;
 }
 

@@ -72,7 +72,7 @@ TEST_F(filtered, create_with_path_ending_at_the_page_works)
 
 	strcpy(two + 4096 - 1 - strlen(probe_path()), probe_path());
 	CHECK_EQ(spawnkit_template_create(two + 4096 - 1 - strlen(probe_path()),
-					  SPAWN_TEMPLATE_CREATE_CLOEXEC, &t), 0);
+					  0, &t), 0);
 	spawnkit_template_destroy(t);
 }
 

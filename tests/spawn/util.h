@@ -155,7 +155,7 @@ static inline int no_children(void)
 static inline struct spawnkit_template *probe_template(void)
 {
 	struct spawnkit_template *t = NULL;
-	int ret = spawnkit_template_create(probe_path(), SPAWN_TEMPLATE_CREATE_CLOEXEC, &t);
+	int ret = spawnkit_template_create(probe_path(), 0, &t);
 
 	if (ret) {
 		fprintf(stderr, "template of %s: %s\n", probe_path(), strerror(-ret));

@@ -91,7 +91,7 @@ static int add_fchdir(posix_spawn_file_actions_t *fa, int fd, int unused)
 static int null_pointers(void)
 {
 	struct spawnkit_template *t = make_template(probe_path()), *t2 = NULL;
-	struct spawn_template_open o;
+	struct spawnkit_open o;
 	int pidfd;
 
 	if (!t)
@@ -133,7 +133,7 @@ static int unmapped_pointers(void)
 	char *argv_bad1[] = { "probe", bad, NULL };
 	char *env_bad[] = { "A=1", bad, NULL };
 	struct spawn_template_action act;
-	struct spawn_template_open o;
+	struct spawnkit_open o;
 	struct spawn_template_sigset ss;
 	int pidfd;
 
@@ -250,7 +250,7 @@ static int bad_cwd(void)
 {
 	struct spawnkit_template *t = make_template(probe_path());
 	struct spawn_template_action act;
-	struct spawn_template_open o;
+	struct spawnkit_open o;
 	char dir[PATH_MAX];
 	int dfd;
 

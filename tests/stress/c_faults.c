@@ -40,7 +40,7 @@ static int emfile(void)
 	lim.rlim_cur = (rlim_t)fd_ceiling();
 	setrlimit(RLIMIT_NOFILE, &lim);
 	ref_errno = open(probe_path(), O_RDONLY) < 0 ? errno : 0;
-	cr = spawnkit_template_create(probe_path(), SPAWN_TEMPLATE_CREATE_CLOEXEC, &t2);
+	cr = spawnkit_template_create(probe_path(), 0, &t2);
 	pid = spawnkit_spawn(t, argv_exit, environ, NULL, 0, 0, &pidfd);
 	pid2 = spawnkit_spawn(t, argv_exit, environ, NULL, 0, 0, NULL);
 	st = ref_posix_spawn(probe_path(), argv_exit, environ);
@@ -152,7 +152,7 @@ static int enomem_rlimit_as(void)
 			r = ref_posix_spawn(probe_path(), argv_exit, environ);
 			ref[i] = outcome(r);
 			t2 = NULL;
-			r = spawnkit_template_create(probe_path(), SPAWN_TEMPLATE_CREATE_CLOEXEC, &t2);
+			r = spawnkit_template_create(probe_path(), 0, &t2);
 			cr[i] = r == 0 ? 'r' : r == -ENOMEM ? 'm' : 'x';
 			if (cr[i] == 'x')
 				bad++, fprintf(stderr, "template_create: %d\n", r);

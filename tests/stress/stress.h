@@ -225,7 +225,7 @@ static inline int ref_posix_spawn(const char *path, char *const argv[], char *co
 static inline struct spawnkit_template *make_template(const char *path)
 {
 	struct spawnkit_template *t = NULL;
-	int r = spawnkit_template_create(path, SPAWN_TEMPLATE_CREATE_CLOEXEC, &t);
+	int r = spawnkit_template_create(path, 0, &t);
 
 	if (r) {
 		fprintf(stderr, "template %s: %s\n", path, strerror(-r));

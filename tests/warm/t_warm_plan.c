@@ -122,7 +122,7 @@ TEST(fd_plan_replays_actions)
 
 	/* OPEN of an absolute path is opened by the client; O_CREAT is not */
 	{
-		struct spawn_template_open o;
+		struct spawnkit_open o;
 
 		spawnkit_action_open(&a[0], &o, AT_FDCWD, "/dev/null", O_RDONLY, 0, 0);
 		spawnkit_action_dup2(&a[1], out, 1, 0);
