@@ -7,7 +7,13 @@
  * same observable results for the same program.  Keep them identical.
  *
  *   long batch(struct batch_entry *entries, __s64 *results,
- *              unsigned int count, unsigned int flags);
+ *              unsigned int count, unsigned int flags, size_t entry_size);
+ *
+ * entry_size (the kernel call's; the library's spawnkit_batch() takes
+ * arrays of struct batch_entry and passes its size): an entry can grow as
+ * extensible structs do.  Below BATCH_ENTRY_SIZE_VER0 or not a multiple of
+ * 8 is EINVAL, above BATCH_ENTRY_SIZE_MAX E2BIG; an entry with a non-zero
+ * byte past the known struct gets -E2BIG as its result when it runs.
  *
  * Runs entries[0..count) in order, starting at 0.  After entry i ran with
  * return value r (a syscall's return, or -errno), r is stored in results[i]
@@ -82,6 +88,9 @@
 #define BATCH_NR_WORDCOPY	(1ULL << 32)	/* outside every syscall table */
 #define BATCH_MAX_ENTRIES	1024
 #define BATCH_STOPPED		0x10000	/* ORed with the index to go on at */
+
+#define BATCH_ENTRY_SIZE_VER0	64	/* sizeof first published struct */
+#define BATCH_ENTRY_SIZE_MAX	512	/* entry_size above: E2BIG */
 
 struct batch_entry {
 	__aligned_u64 nr;	/* syscall number, or BATCH_NR_WORDCOPY */

@@ -17,7 +17,8 @@ long sk_batch_kernel(const struct batch_entry *entries, int64_t *results,
 
 	if (!adv->batch)
 		return -ENOSYS;
-	ret = sk_syscall4(adv->nr_batch, entries, results, count, flags);
+	ret = sk_syscall5(adv->nr_batch, entries, results, count, flags,
+			  sizeof(struct batch_entry));
 	/* Stopped for a signal or for a tracer, auditor or seccomp filter
 	 * that must see each call: the rest runs here, call by call. */
 	if ((ret >= 0 && (ret & BATCH_STOPPED)) || ret == -EINTR)
