@@ -77,7 +77,7 @@ class Chunk(Generic[T]):
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from ._runopts import ChildOptions
+    from ._options import ChildOptions
 
     class StreamOptions(ChildOptions, total=False):
         """stream()'s keyword options besides text, encoding and errors."""
