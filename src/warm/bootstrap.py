@@ -4,9 +4,10 @@ if sys.argv[4:5] != [""]:                   # preload (opt-in, visible): part of
         __import__(_m)
     del _m
 _BASE = frozenset(sys.modules)
+_BASE_PIC = frozenset(sys.path_importer_cache)
 # spawnkit warm interpreter (src/warm/bootstrap.py).  libspawnkit starts it
-# as `PYTHON [flags] -c <this file> <caller pid> <main thread> <idle s> <preload>
-# [<test step to die at>]`
+# as `PYTHON [flags] -c <importcache.py + this file> <caller pid> <main thread>
+# <idle s> <preload> <import cache 1|0> [<test step to die at>]`
 # with fd 3 a SOCK_SEQPACKET socket to the caller.  It uses only the standard
 # library: spawnkit need not be installed in the interpreter it warms.  Each
 # request becomes one tool process, created with clone(CLONE_PARENT) so the
@@ -26,12 +27,14 @@ def _boot():
     import ctypes
     import fcntl
     import os
+    import _thread  # noqa: F401 - the import cache checks its thread count
 
     G = globals()
     MAIN_INIT = [(k, G[k]) for k in ("__name__", "__doc__", "__package__", "__loader__",
                                      "__spec__", "__annotations__", "__builtins__") if k in G]
     caller, main_thread, idle = int(sys.argv[1]), sys.argv[2] == "1", float(sys.argv[3])
-    die = sys.argv[5] if len(sys.argv) > 5 else ""
+    use_ic = sys.argv[5] == "1"
+    die = sys.argv[6] if len(sys.argv) > 6 else ""
     if sys.path[:1] == [""]:
         del sys.path[0]                     # our cwd is "/"; put back per call
     path0_added = not getattr(sys.flags, "safe_path", sys.flags.isolated)
@@ -127,6 +130,13 @@ def _boot():
     # on first use (~0.6 ms); a cold start's own compile of the script does
     # not: make them here, once, so a warm call does not pay for them either
     compile("pass", "<warm>", "exec", dont_inherit=True)
+    # the import cache: recorded now, used only by the tools (importcache.py)
+    ic_cache, ic_snap = {}, None
+    if use_ic and "abc" in _BASE:
+        try:
+            ic_cache, _skipped, ic_snap = _ic_build(_BASE)
+        except Exception:  # noqa: BLE001 - no cache: tools import normally
+            ic_cache = {}
     gc.collect()
     gc.freeze()
     sock.settimeout(idle if idle > 0 else None)
@@ -337,6 +347,9 @@ def _boot():
                     delattr(sys.modules[parent], leaf)
                 except AttributeError:
                     pass
+        pic = sys.path_importer_cache
+        for p in [p for p in pic if p not in _BASE_PIC]:
+            del pic[p]                      # the bootstrap's own imports' entries
         for finder in sys.meta_path:
             inv = getattr(finder, "invalidate_caches", None)
             if inv is not None:
@@ -383,6 +396,10 @@ def _boot():
             if path0_added:
                 sys.path.insert(0, os.getcwd())
         rebuild_stdio()
+        if ic_cache:
+            bs = sys.modules["_frozen_importlib"]
+            bs._find_and_load = _ic_hook(ic_cache, ic_snap, bs._find_and_load,
+                                         sys.modules["_frozen_importlib_external"].PathFinder)
         status = 0
         try:
             if mode == 0:
