@@ -300,3 +300,43 @@ print(" ".join(kids))
     pids = [int(p) for p in r.stdout.split()]
     assert len(pids) == 1, r
     assert wait_dead(pids, timeout=10)
+
+
+# sys.getallocatedblocks() across `import json`: running json's module bodies
+# allocates hundreds of blocks (700 or more); the import cache's restore of
+# the recorded modules a few dozen (docs/warm.md, "The import cache").
+BLOCKS = ("import sys\n{pre}\nb = sys.getallocatedblocks()\nimport json\n"
+          "print(sys.getallocatedblocks() - b, json.dumps([1]))")
+
+
+def import_blocks(cwd: Path, pre: str = "", warm: bool = True) -> int:
+    r = spawnkit.run([PY, "-c", BLOCKS.format(pre=pre)], warm=warm, cwd=str(cwd),
+                     capture_output=True)
+    assert r.returncode == 0, r.stderr
+    n, out = r.stdout.split()
+    assert out == b"[1]"
+    return int(n)
+
+
+def test_import_cache_restores_json_without_running_it(tmp_path: Path) -> None:
+    assert import_blocks(tmp_path, warm=False) > 300
+    before = spawnkit.warm_stats()
+    assert import_blocks(tmp_path) < 150
+    assert delta(before, "warm_spawns") == 1
+
+
+def test_import_cache_not_used_when_the_cold_import_could_differ(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a module of json's closure imported by the tool first
+    assert import_blocks(tmp_path, "import _json") > 300
+    # json shadowed by a json.py in front of sys.path (here the cwd, -c)
+    (tmp_path / "json.py").write_text("print('shadow')\ndef dumps(o): return repr(o)\n")
+    r = spawnkit.run([PY, "-c", "import json; print(json.dumps([1]))"], warm=True,
+                     cwd=str(tmp_path), capture_output=True)
+    assert r.stdout == b"shadow\n[1]\n"
+    # turned off: the warm interpreter records nothing
+    monkeypatch.setenv("SPAWNKIT_WARM_IMPORT_CACHE", "0")
+    spawnkit.warm_shutdown()
+    other = tmp_path / "other"
+    other.mkdir()
+    assert import_blocks(other) > 300

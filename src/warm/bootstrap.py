@@ -18,16 +18,25 @@ _BASE_PIC = frozenset(sys.path_importer_cache)
 
 
 def _boot():
-    import posix
-    import _signal
-    import _socket
-    import io
-    import gc
-    import atexit
-    import ctypes
-    import fcntl
-    import os
-    import _thread  # noqa: F401 - the import cache checks its thread count
+    # Our own imports register no ABCs: a registration moves the global
+    # abc.get_cache_token() for good (under -S, os brings its own
+    # _collections_abc, whose registrations a cold start without os lacks).
+    abcmeta = sys.modules["abc"].ABCMeta
+    register = abcmeta.__dict__["register"]
+    abcmeta.register = lambda cls, subclass: subclass
+    try:
+        import posix
+        import _signal
+        import _socket
+        import io
+        import gc
+        import atexit
+        import ctypes
+        import fcntl
+        import os
+        import _thread  # noqa: F401 - the import cache checks its thread count
+    finally:
+        abcmeta.register = register
 
     G = globals()
     MAIN_INIT = [(k, G[k]) for k in ("__name__", "__doc__", "__package__", "__loader__",
@@ -120,6 +129,24 @@ def _boot():
         if f:
             watch.append(f)
 
+    # the import cache: recorded now, used only by the tools (importcache.py);
+    # its modules' files are watched too
+    ic_cache, ic_snap = {}, None
+    if use_ic and "abc" in _BASE:
+        try:
+            ic_cache, _skipped, ic_snap = _ic_build(_BASE)
+        except Exception:  # noqa: BLE001 - no cache: tools import normally
+            ic_cache = {}
+    for entry in ic_cache.values():
+        for _n, m in entry[0]:
+            f = getattr(m, "__file__", None)
+            if f and f not in watch:
+                watch.append(f)
+    for f in (sys.stdout, sys.stderr):     # start-up output still in a buffer
+        try:                                # is start-up output too (interp.c)
+            f.flush()
+        except Exception:  # noqa: BLE001
+            pass
     send_hello(True, sys.version.split()[0], watch)
     dn = posix.open("/dev/null", posix.O_RDWR)
     posix.dup2(dn, 1)
@@ -130,13 +157,6 @@ def _boot():
     # on first use (~0.6 ms); a cold start's own compile of the script does
     # not: make them here, once, so a warm call does not pay for them either
     compile("pass", "<warm>", "exec", dont_inherit=True)
-    # the import cache: recorded now, used only by the tools (importcache.py)
-    ic_cache, ic_snap = {}, None
-    if use_ic and "abc" in _BASE:
-        try:
-            ic_cache, _skipped, ic_snap = _ic_build(_BASE)
-        except Exception:  # noqa: BLE001 - no cache: tools import normally
-            ic_cache = {}
     gc.collect()
     gc.freeze()
     sock.settimeout(idle if idle > 0 else None)
@@ -347,13 +367,17 @@ def _boot():
                     delattr(sys.modules[parent], leaf)
                 except AttributeError:
                     pass
+        # the importer cache: the cold start's entries (not the bootstrap's
+        # imports'), in its order; PathFinder.invalidate_caches() drops the
+        # None ones (a missing python3X.zip), which a cold start has
         pic = sys.path_importer_cache
-        for p in [p for p in pic if p not in _BASE_PIC]:
-            del pic[p]                      # the bootstrap's own imports' entries
+        pic_base = [(p, f) for p, f in pic.items() if p in _BASE_PIC]
         for finder in sys.meta_path:
             inv = getattr(finder, "invalidate_caches", None)
             if inv is not None:
                 inv()
+        pic.clear()
+        pic.update(pic_base)
         if "random" in sys.modules:
             sys.modules["random"].seed()
         # gc stays frozen: unfreezing makes the next full collection walk (and

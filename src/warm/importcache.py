@@ -44,7 +44,7 @@ def _ic_fingerprint(mods, names):
 
 def _ic_sys_state(mods):
     s = mods["sys"]
-    return (list(s.path), list(s.meta_path), list(s.path_hooks), s.path_importer_cache is not None)
+    return (list(s.path), list(s.meta_path), list(s.path_hooks))
 
 
 def _ic_record(name, base, base_pic, watch):
@@ -132,6 +132,8 @@ def _ic_build(base):
     for p, _f in kept_pic:
         del pic[p]
     cache, skipped = {}, {}
+    guard = _ic_guard(mods)
+    sys.meta_path.insert(0, guard)
     try:
         for name in _IC_NAMES:
             if name in base:
@@ -142,6 +144,7 @@ def _ic_build(base):
             else:
                 cache[name] = e
     finally:
+        sys.meta_path.remove(guard)
         for n, m in kept:
             mods[n] = m
         for p, f in kept_pic:
@@ -149,11 +152,37 @@ def _ic_build(base):
     return cache, skipped, _ic_sys_state(mods)
 
 
+def _ic_guard(mods):
+    """A finder in front of the others while the cache is recorded: only
+    the standard library's own files are imported (a module of the same name
+    earlier on PYTHONPATH or sys.path is not run here; that import fails,
+    and the tool imports the name normally)."""
+    stdlib = mods["encodings"].__file__.rsplit("/", 2)[0] + "/"     # .../encodings/__init__.py
+
+    class Guard:
+        @staticmethod
+        def find_spec(name, path=None, target=None):
+            for f in sys.meta_path:
+                if f is Guard:
+                    continue
+                spec = f.find_spec(name, path, target)
+                if spec is not None:
+                    break
+            else:
+                return None
+            o = spec.origin
+            if o in ("built-in", "frozen") or (
+                    o and o.startswith(stdlib) and "-packages/" not in o[len(stdlib):]):
+                return spec
+            raise ImportError("not the standard library's: %s" % (o,))
+    return Guard
+
+
 def _ic_hook(cache, snap, real, path_finder):
     """A _find_and_load that restores a recorded closure when the cold
     import could not differ, else calls the real one.  snap: sys.path,
     meta_path and path_hooks when the cache was recorded."""
-    snap_path, snap_meta, snap_hooks, _ = snap
+    snap_path, snap_meta, snap_hooks = snap
     n_snap = len(snap_path)
     locks = getattr(sys.modules["_frozen_importlib"], "_module_locks", {})
 
