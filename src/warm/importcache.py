@@ -185,6 +185,7 @@ def _ic_hook(cache, snap, real, path_finder):
     snap_path, snap_meta, snap_hooks = snap
     n_snap = len(snap_path)
     locks = getattr(sys.modules["_frozen_importlib"], "_module_locks", {})
+    imp = sys.modules["_imp"]
 
     def usable(e):
         new, newpic, parents, adds, regs, tops = e
@@ -218,8 +219,24 @@ def _ic_hook(cache, snap, real, path_finder):
 
     def _find_and_load(name, import_):
         e = cache.get(name)
-        if e is None or name in sys.modules or not usable(e):
+        if e is None or name in sys.modules:
             return real(name, import_)
+        # under the global import lock: two threads cannot both restore it
+        imp.acquire_lock()
+        try:
+            try:
+                ok = name not in sys.modules and usable(e)
+            except Exception:  # noqa: BLE001 - the normal import decides
+                ok = False
+            if ok:
+                restore(e)
+        finally:
+            imp.release_lock()
+        if not ok:
+            return real(name, import_)
+        return sys.modules[name]
+
+    def restore(e):
         new, newpic, parents, adds, regs, _tops = e
         mods = sys.modules
         for n, m in new:
@@ -236,7 +253,6 @@ def _ic_hook(cache, snap, real, path_finder):
                 pic[p] = f
                 if f is not None:
                     f.invalidate_caches()
-        return mods[name]
 
     # named as importlib's own frames, which CPython cuts from tracebacks
     co = _find_and_load.__code__.replace(co_filename=real.__code__.co_filename)
