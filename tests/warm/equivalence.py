@@ -113,7 +113,7 @@ def cases():
     add("ic-shadow-cwd-c", ["-c", "import re, sys; print(re.__file__.rsplit('/', 2)[-2:], "
                                   "list(sys.modules)[-3:])"], cwd=C("shadow"))
     add("ic-module-json-tool", ["-m", "json.tool", "--sort-keys"], input=b'{"b": [1], "a": "x"}')
-    for flags in (["-I"], ["-S"], ["-E"], ["-s"], ["-X", "frozen_modules=off"]):
+    for flags in (["-I"], ["-S"], ["-E"], ["-s"], ["-B"], ["-OO"], ["-X", "frozen_modules=off"]):
         add("ic-flags" + "".join(flags), flags + [C("ic_order.py"), "json,re"])
     # forms that must run cold, with the reason counted
     # (their output has addresses and times: cold twice, so only the reason)
