@@ -137,7 +137,7 @@ def _boot():
             ic_cache, _skipped, ic_snap = _ic_build(_BASE)
         except Exception:  # noqa: BLE001 - no cache: tools import normally
             ic_cache = {}
-    for entry in ic_cache.values():
+    for entry in [e for es in ic_cache.values() for e in es]:
         for _n, m in entry[0]:
             f = getattr(m, "__file__", None)
             if f and f not in watch:

@@ -19,6 +19,9 @@
 # (typing pulls in warnings, which applies -W options; threading records the
 # importing thread: neither is here.)
 _IC_NAMES = ("json", "re", "enum", "functools", "collections")
+# Also recorded on top of another name's recorded closure: json after re
+# (the tool imported re first, or argparse, pathlib, logging... did).
+_IC_CHAINS = (("re", "json"),)
 
 
 def _ic_fingerprint(mods, names):
@@ -47,9 +50,10 @@ def _ic_sys_state(mods):
     return (list(s.path), list(s.meta_path), list(s.path_hooks))
 
 
-def _ic_record(name, base, base_pic, watch):
-    """Import name from the base state; return its entry, or the reason it
-    cannot be cached.  Leaves sys.modules and the importer cache as found."""
+def _ic_record(name, base, base_pic, watch, requires=()):
+    """Import name from the base state (plus, for a chain, the closure
+    `requires` already put in); return its entry, or the reason it cannot be
+    cached.  Leaves sys.modules and the importer cache as found."""
     mods = sys.modules
     pic = sys.path_importer_cache
     abc_mod = mods["abc"]
@@ -74,7 +78,7 @@ def _ic_record(name, base, base_pic, watch):
         ABCMeta.register = real_register
     new = [(n, m) for n, m in mods.items() if n not in base]
     newpic = [(p, f) for p, f in pic.items() if p not in base_pic]
-    parents, adds = [], []
+    parents, adds, sizes = [], [], []
     if why is None and (abc_mod.get_cache_token() != tok0 or atexit_mod._ncallbacks() != nat0
                         or thread_mod._count() != nth0 or _ic_sys_state(mods) != sys0):
         why = "changed abc, atexit, threads or sys"
@@ -95,19 +99,16 @@ def _ic_record(name, base, base_pic, watch):
             if (type(a) is tuple and type(b) is tuple and type(d) is dict and a[0] == b[0]
                     and b[1][:len(a[1])] == a[1] and b[2][:len(a[2])] == a[2]
                     and mname != "warnings" and not attr.endswith("registry__")):
-                adds += [(d, k, d[k]) for k in b[1][len(a[1]):]]
+                added = b[1][len(a[1]):]
+                adds += [(d, k, d[k]) for k in added]
+                sizes.append((d, len(a[1]), _ic_room(holder, attr, len(added))))
                 continue
             why = "changed %s.%s" % key
             break
     # back to the base state
-    for n, _m in new:
-        del mods[n]
+    _ic_put((new, None, parents, adds), False)
     for p, _f in newpic:
         del pic[p]
-    for holder, attr, _v in parents:
-        delattr(holder, attr)
-    for d, k, _v in adds:
-        del d[k]
     if why is not None:
         return why
     tops = set()
@@ -115,7 +116,37 @@ def _ic_record(name, base, base_pic, watch):
         spec = getattr(m, "__spec__", None)
         if getattr(spec, "origin", None) not in ("built-in", "frozen"):
             tops.add(n.partition(".")[0])  # found on sys.path: can be shadowed
-    return (new, newpic, parents, adds, regs, sorted(tops))
+    return (new, newpic, parents, adds, sizes, regs, sorted(tops), list(requires))
+
+
+def _ic_room(holder, attr, k):
+    """How large the dict may have grown when k keys are added to it as the
+    cold import would: re's pattern cache only drops entries past _MAXCACHE;
+    any other dict must be as recorded (-1)."""
+    if getattr(holder, "__name__", None) == "re" and attr == "_cache":
+        return getattr(holder, "_MAXCACHE", 0) - k
+    return -1
+
+
+def _ic_put(entry, on):
+    """Put an entry's modules (and their attributes on loaded packages,
+    keys added to loaded dicts) into sys.modules, or take them out."""
+    mods = sys.modules
+    for n, m in entry[0]:
+        if on:
+            mods[n] = m
+        else:
+            del mods[n]
+    for holder, attr, v in entry[2]:
+        if on:
+            setattr(holder, attr, v)
+        else:
+            delattr(holder, attr)
+    for d, key, v in entry[3]:
+        if on:
+            d[key] = v
+        else:
+            del d[key]
 
 
 def _ic_build(base):
@@ -142,7 +173,20 @@ def _ic_build(base):
             if type(e) is str:
                 skipped[name] = e
             else:
-                cache[name] = e
+                cache[name] = [e]
+        for first, name in _IC_CHAINS:
+            if first in cache and name in cache:
+                under = cache[first][0]
+                _ic_put(under, True)
+                try:
+                    e = _ic_record(name, base | {n for n, _m in under[0]}, _BASE_PIC, watch,
+                                   under[0])
+                finally:
+                    _ic_put(under, False)
+                if type(e) is str:
+                    skipped[first + "+" + name] = e
+                else:
+                    cache[name].append(e)
     finally:
         sys.meta_path.remove(guard)
         for n, m in kept:
@@ -188,7 +232,7 @@ def _ic_hook(cache, snap, real, path_finder):
     imp = sys.modules["_imp"]
 
     def usable(e):
-        new, newpic, parents, adds, regs, tops = e
+        new, newpic, parents, adds, sizes, regs, tops, requires = e
         mods = sys.modules
         s = mods["sys"]
         k = len(s.path) - n_snap
@@ -200,8 +244,14 @@ def _ic_hook(cache, snap, real, path_finder):
         for holder, _a, _v in parents:
             if mods.get(holder.__name__) is not holder:
                 return False
+        for n, m in requires:
+            if mods.get(n) is not m:
+                return False
         for d, key, _v in adds:
             if key in d:
+                return False
+        for d, n0, room in sizes:
+            if len(d) != n0 and not n0 <= len(d) <= room:
                 return False
         # entries in front of the recorded sys.path (the script's directory,
         # the tool's own): asked first by the cold import, so asked here
@@ -218,18 +268,21 @@ def _ic_hook(cache, snap, real, path_finder):
         return True
 
     def _find_and_load(name, import_):
-        e = cache.get(name)
-        if e is None or name in sys.modules:
+        entries = cache.get(name)
+        if entries is None or name in sys.modules:
             return real(name, import_)
         # under the global import lock: two threads cannot both restore it
+        ok = False
         imp.acquire_lock()
         try:
-            try:
-                ok = name not in sys.modules and usable(e)
-            except Exception:  # noqa: BLE001 - the normal import decides
-                ok = False
-            if ok:
-                restore(e)
+            for e in entries:
+                try:
+                    ok = name not in sys.modules and usable(e)
+                except Exception:  # noqa: BLE001 - the normal import decides
+                    ok = False
+                if ok:
+                    restore(e)
+                    break
         finally:
             imp.release_lock()
         if not ok:
@@ -237,7 +290,7 @@ def _ic_hook(cache, snap, real, path_finder):
         return sys.modules[name]
 
     def restore(e):
-        new, newpic, parents, adds, regs, _tops = e
+        new, newpic, parents, adds, _sizes, regs, _tops, _requires = e
         mods = sys.modules
         for n, m in new:
             mods[n] = m

@@ -103,7 +103,8 @@ def cases():
     # each import, whichever comes first; a dependency imported by the tool
     # first; module state; reload; shadowing by the script's directory, by
     # sys.path, by PYTHONPATH; flags
-    for order in ("json,re", "re,json", "enum,json", "collections,re", "functools", "os,json"):
+    for order in ("json,re", "re,json", "enum,json", "collections,re", "functools", "os,json",
+                  "argparse,json", "logging,re,json"):
         add("ic-order-" + order, [C("ic_order.py"), order])
     add("ic-state", [C("ic_state.py")])
     add("ic-reload", [C("ic_reload.py")])
