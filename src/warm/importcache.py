@@ -50,16 +50,18 @@ def _ic_sys_state(mods):
     return (list(s.path), list(s.meta_path), list(s.path_hooks))
 
 
-def _ic_record(name, base, base_pic, watch, requires=()):
+def _ic_record(name, base, base_pic, watch, requires=(), fp0=None):
     """Import name from the base state (plus, for a chain, the closure
     `requires` already put in); return its entry, or the reason it cannot be
-    cached.  Leaves sys.modules and the importer cache as found."""
+    cached.  Leaves sys.modules and the importer cache as found.  fp0: the
+    fingerprint of the state it starts from, if known."""
     mods = sys.modules
     pic = sys.path_importer_cache
     abc_mod = mods["abc"]
     ABCMeta = abc_mod.ABCMeta
     atexit_mod, thread_mod = watch
-    fp0 = _ic_fingerprint(mods, base)
+    if fp0 is None:
+        fp0 = _ic_fingerprint(mods, base)
     sys0 = _ic_sys_state(mods)
     tok0, nat0, nth0 = abc_mod.get_cache_token(), atexit_mod._ncallbacks(), thread_mod._count()
     regs = []
@@ -166,10 +168,11 @@ def _ic_build(base):
     guard = _ic_guard(mods)
     sys.meta_path.insert(0, guard)
     try:
+        fp_base = _ic_fingerprint(mods, base)   # each record leaves it as found
         for name in _IC_NAMES:
             if name in base:
                 continue
-            e = _ic_record(name, base, _BASE_PIC, watch)
+            e = _ic_record(name, base, _BASE_PIC, watch, fp0=fp_base)
             if type(e) is str:
                 skipped[name] = e
             else:
