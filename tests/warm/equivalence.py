@@ -108,6 +108,7 @@ def cases():
         add("ic-order-" + order, [C("ic_order.py"), order])
     add("ic-state", [C("ic_state.py")])
     add("ic-reload", [C("ic_reload.py")])
+    add("ic-threads", [C("ic_threads.py")])
     add("ic-shadow-script-dir", [C("shadow/use_re.py")])
     add("ic-shadow-sys-path", [C("ic_syspath.py")])
     add("ic-shadow-pythonpath", [C("ic_order.py"), "json,re"], env={"PYTHONPATH": C("shadow_json")})
