@@ -135,8 +135,9 @@ def _boot():
     if use_ic and "abc" in _BASE:
         try:
             ic_cache, _skipped, ic_snap = _ic_build(_BASE)
-        except Exception:  # noqa: BLE001 - no cache: tools import normally
-            ic_cache = {}
+        except Exception as e:  # noqa: BLE001 - what is loaded may not be the cold state
+            send_hello(False, "import cache: %s: %s" % (type(e).__name__, e), [])
+            return
     for entry in [e for es in ic_cache.values() for e in es]:
         for _n, m in entry[0]:
             f = getattr(m, "__file__", None)

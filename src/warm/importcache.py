@@ -22,6 +22,10 @@ _IC_NAMES = ("json", "re", "enum", "functools", "collections")
 # Also recorded on top of another name's recorded closure: json after re
 # (the tool imported re first, or argparse, pathlib, logging... did).
 _IC_CHAINS = (("re", "json"),)
+# Names the guard (below) refused while recording: a refused module makes
+# the record fail even when the importing module catches the ImportError
+# (json.scanner falls back without _json: a tool would import a _json.py).
+_IC_REFUSED = []
 
 
 def _ic_fingerprint(mods, names):
@@ -30,8 +34,8 @@ def _ic_fingerprint(mods, names):
     fp = {}
     for n in names:
         d = getattr(mods.get(n), "__dict__", None)
-        if d is None or d is mods or n == "sys":
-            continue
+        if d is None or n in ("sys", "__main__"):  # sys: compared apart; __main__:
+            continue                                # ours, a tool gets a new one
         for k, v in list(d.items()):
             t = type(v)
             if t is dict:
@@ -53,7 +57,9 @@ def _ic_sys_state(mods):
 def _ic_record(name, base, base_pic, watch, requires=(), fp0=None):
     """Import name from the base state (plus, for a chain, the closure
     `requires` already put in); return its entry, or the reason it cannot be
-    cached.  Leaves sys.modules and the importer cache as found.  fp0: the
+    cached.  Leaves sys.modules and the importer cache as found; raises
+    RuntimeError if the import changed what cannot be put back (the warm
+    interpreter then cannot give a cold start's state).  fp0: the
     fingerprint of the state it starts from, if known."""
     mods = sys.modules
     pic = sys.path_importer_cache
@@ -72,41 +78,45 @@ def _ic_record(name, base, base_pic, watch, requires=(), fp0=None):
         return subclass
     ABCMeta.register = register
     why = None
+    n_refused = len(_IC_REFUSED)
     try:
         __import__(name)
     except BaseException as e:  # noqa: BLE001 - not cacheable, the tool imports it normally
         why = "import failed: %s" % type(e).__name__
     finally:
         ABCMeta.register = real_register
+    if why is None and len(_IC_REFUSED) != n_refused:
+        why = "not the standard library's: %s" % (_IC_REFUSED[n_refused:],)
     new = [(n, m) for n, m in mods.items() if n not in base]
     newpic = [(p, f) for p, f in pic.items() if p not in base_pic]
     parents, adds, sizes = [], [], []
-    if why is None and (abc_mod.get_cache_token() != tok0 or atexit_mod._ncallbacks() != nat0
-                        or thread_mod._count() != nth0 or _ic_sys_state(mods) != sys0):
-        why = "changed abc, atexit, threads or sys"
-    if why is None:
-        newmods = dict(new)
-        fp1 = _ic_fingerprint(mods, base)
-        for key in set(fp0) | set(fp1):
-            a, b = fp0.get(key), fp1.get(key)
-            if a == b:
-                continue
-            mname, attr = key
-            holder = mods[mname]
-            sub = newmods.get(mname + "." + attr)
-            if a is None and sub is not None and getattr(holder, attr) is sub:
-                parents.append((holder, attr, sub))
-                continue
-            d = getattr(holder, attr, None)
-            if (type(a) is tuple and type(b) is tuple and type(d) is dict and a[0] == b[0]
-                    and b[1][:len(a[1])] == a[1] and b[2][:len(a[2])] == a[2]
-                    and mname != "warnings" and not attr.endswith("registry__")):
-                added = b[1][len(a[1]):]
-                adds += [(d, k, d[k]) for k in added]
-                sizes.append((d, len(a[1]), _ic_room(holder, attr, len(added))))
-                continue
-            why = "changed %s.%s" % key
-            break
+    if (abc_mod.get_cache_token() != tok0 or atexit_mod._ncallbacks() != nat0
+            or thread_mod._count() != nth0 or _ic_sys_state(mods) != sys0):
+        raise RuntimeError("importing %s changed abc, atexit, threads or sys" % name)
+    # what the import changed of the modules loaded before it: attributes
+    # for its submodules and keys added to dicts can be taken out (and put
+    # back in the tool); anything else cannot, even for a failed import
+    newmods = dict(new)
+    fp1 = _ic_fingerprint(mods, base)
+    for key in set(fp0) | set(fp1):
+        a, b = fp0.get(key), fp1.get(key)
+        if a == b:
+            continue
+        mname, attr = key
+        holder = mods[mname]
+        sub = newmods.get(mname + "." + attr)
+        if a is None and sub is not None and getattr(holder, attr) is sub:
+            parents.append((holder, attr, sub))
+            continue
+        d = getattr(holder, attr, None)
+        if (type(a) is tuple and type(b) is tuple and type(d) is dict and a[0] == b[0]
+                and b[1][:len(a[1])] == a[1] and b[2][:len(a[2])] == a[2]
+                and mname != "warnings" and not attr.endswith("registry__")):
+            added = b[1][len(a[1]):]
+            adds += [(d, k, d[k]) for k in added]
+            sizes.append((d, len(a[1]), _ic_room(holder, attr, len(added))))
+            continue
+        raise RuntimeError("importing %s changed %s.%s" % (name, mname, attr))
     # back to the base state
     _ic_put((new, None, parents, adds), False)
     for p, _f in newpic:
@@ -221,6 +231,7 @@ def _ic_guard(mods):
             if o in ("built-in", "frozen") or (
                     o and o.startswith(stdlib) and "-packages/" not in o[len(stdlib):]):
                 return spec
+            _IC_REFUSED.append(name)
             raise ImportError("not the standard library's: %s" % (o,))
     return Guard
 

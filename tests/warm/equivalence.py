@@ -112,6 +112,7 @@ def cases():
     add("ic-shadow-script-dir", [C("shadow/use_re.py")])
     add("ic-shadow-sys-path", [C("ic_syspath.py")])
     add("ic-shadow-pythonpath", [C("ic_order.py"), "json,re"], env={"PYTHONPATH": C("shadow_json")})
+    add("ic-shadow-pythonpath-c", [C("ic_order.py"), "re,json"], env={"PYTHONPATH": C("shadow_c")})
     add("ic-shadow-cwd-c", ["-c", "import re, sys; print(re.__file__.rsplit('/', 2)[-2:], "
                                   "list(sys.modules)[-3:])"], cwd=C("shadow"))
     add("ic-module-json-tool", ["-m", "json.tool", "--sort-keys"], input=b'{"b": [1], "a": "x"}')
