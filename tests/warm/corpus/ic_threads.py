@@ -4,20 +4,17 @@ import sys
 import threading
 import abc
 
-go = threading.Event()
+start = threading.Barrier(4)
 
 
 def work():
-    go.wait()
+    start.wait()                   # all four reach the imports together
     import json, re, collections
     json.dumps(re.findall(r"\w", "ab"))
 
 
-ts = [threading.Thread(target=work) for _ in range(4)]
-for t in ts:
-    t.start()
-go.set()
-for t in ts:
-    t.join()
+threads = [threading.Thread(target=work) for _ in range(4)]
+list(map(threading.Thread.start, threads))
+list(map(threading.Thread.join, threads))
 print(sorted(sys.modules))
 print("abc", abc.get_cache_token())
