@@ -6,6 +6,9 @@
  *                              kernel backend (and posix_spawn for scale)
  *   kbench batch ROUNDS K      batch per-entry cost: kernel vs emulator
  *   kbench wis ROUNDS MS       will-it-scale style access/stat/fstat ops/s
+ *   kbench lookup ROUNDS N     path lookup: stat() of an 8-component and a
+ *                              2-component path on tmpfs (ns/stat), and mdu
+ *                              over a tree of 64 x 64 files (ns/entry)
  *
  * Methods are interleaved inside every round, so a slow phase of the
  * (emulated, shared) machine hits all of them alike; each prints
@@ -291,13 +294,120 @@ static void bench_wis(int rounds, int ms)
 	unlink(path);
 }
 
+/* ---- path lookup: stat() loops and mdu ----------------------------------- */
+
+#define LOOKUP_ROOT	"/tmp/kbench-lookup"
+/* 8 components: every directory from / down to d5 is searched once */
+#define LOOKUP_DEEP	LOOKUP_ROOT "/d1/d2/d3/d4/d5/f"
+#define LOOKUP_SHALLOW	"/tmp/kbench-lookup-f"
+#define TREE_DIRS	64
+#define TREE_FILES	64
+
+static void make_file(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		die(path, errno);
+	close(fd);
+}
+
+static void make_dir(const char *path)
+{
+	if (mkdir(path, 0755) && errno != EEXIST)
+		die(path, errno);
+}
+
+/* The stat() targets and the tree mdu walks: directories 0755, files 0644. */
+static void lookup_setup(void)
+{
+	char path[256];
+	int d, f, n;
+
+	n = snprintf(path, sizeof(path), "%s", LOOKUP_ROOT);
+	make_dir(path);
+	for (d = 1; d <= 5; d++) {
+		n += snprintf(path + n, sizeof(path) - n, "/d%d", d);
+		make_dir(path);
+	}
+	make_file(LOOKUP_DEEP);
+	make_file(LOOKUP_SHALLOW);
+	make_dir(LOOKUP_ROOT "/tree");
+	for (d = 0; d < TREE_DIRS; d++) {
+		snprintf(path, sizeof(path), "%s/tree/%02d", LOOKUP_ROOT, d);
+		make_dir(path);
+		for (f = 0; f < TREE_FILES; f++) {
+			snprintf(path, sizeof(path), "%s/tree/%02d/f%02d", LOOKUP_ROOT, d, f);
+			make_file(path);
+		}
+	}
+}
+
+static double stat_round(const char *path, int n)
+{
+	double t0 = now_ns();
+	struct stat st;
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (stat(path, &st))
+			die(path, errno);
+	return (now_ns() - t0) / n;
+}
+
+/* One `mdu -j1 -b tree` run, its output to /dev/null: ns per entry walked. */
+static double mdu_round(const char *mdu)
+{
+	char *argv[] = { "mdu", "-j1", "-b", LOOKUP_ROOT "/tree", NULL };
+	posix_spawn_file_actions_t fa;
+	double t0 = now_ns();
+	pid_t pid;
+	int r;
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	r = posix_spawn(&pid, mdu, &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (r)
+		die(mdu, r);
+	check_exit0(pid, "mdu");
+	return (now_ns() - t0) / (1 + TREE_DIRS * (1 + TREE_FILES));
+}
+
+static void bench_lookup(int rounds, int n)
+{
+	const char *mdu = getenv("KBENCH_MDU") ? getenv("KBENCH_MDU") : "../build/bin/mdu";
+	struct series deep = { .name = "deep" }, shallow = { .name = "shallow" };
+	struct series walk = { .name = "mdu" };
+	char how[200];
+	int r;
+
+	lookup_setup();
+	for (r = 0; r < rounds; r++) {
+		deep.v[deep.n++] = stat_round(LOOKUP_DEEP, n);
+		shallow.v[shallow.n++] = stat_round(LOOKUP_SHALLOW, n);
+		walk.v[walk.n++] = mdu_round(mdu);
+	}
+	snprintf(how, sizeof(how),
+		 "(%d rounds x %d stats per path and one mdu -j1 -b run over %d entries, "
+		 "interleaved; ratio: 2 over 8 components)", rounds, n,
+		 1 + TREE_DIRS * (1 + TREE_FILES));
+	header("path lookup on tmpfs", how);
+	summarize(&deep);
+	summarize(&shallow);
+	summarize(&walk);
+	row("stat(), 8 components", &deep, "ns/stat", NULL);
+	row("stat(), 2 components", &shallow, "ns/stat", &deep);
+	row("mdu -j1 -b, 64 dirs x 64 files", &walk, "ns/entry", NULL);
+}
+
 int main(int argc, char **argv)
 {
 	int rounds = argc > 2 ? atoi(argv[2]) : 5;
 	int n = argc > 3 ? atoi(argv[3]) : 0;
 
 	if (argc < 2 || rounds < 1 || rounds > MAX_ROUNDS) {
-		fprintf(stderr, "usage: kbench spawn|batch|wis ROUNDS [N]\n");
+		fprintf(stderr, "usage: kbench spawn|batch|wis|lookup ROUNDS [N]\n");
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -307,6 +417,8 @@ int main(int argc, char **argv)
 		bench_batch(rounds, n > 0 ? n : 2000);
 	else if (!strcmp(argv[1], "wis"))
 		bench_wis(rounds, n > 0 ? n : 300);
+	else if (!strcmp(argv[1], "lookup"))
+		bench_lookup(rounds, n > 0 ? n : 2000);
 	else {
 		fprintf(stderr, "kbench: unknown benchmark %s\n", argv[1]);
 		return 2;

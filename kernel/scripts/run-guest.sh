@@ -25,7 +25,7 @@ sh "$here/scripts/check-uapi.sh" "$kout/usr/include"
 # Makefile builds (TEST_GEN_FILES), next to the tests that start them.
 st=$gb/selftests
 rm -rf "$st"; mkdir -p "$st"
-for d in spawn_template batch; do
+for d in spawn_template batch filesystems/lookup_perm; do
 	for c in "$ksrc"/tools/testing/selftests/$d/*.c; do
 		[ -f "$c" ] || continue
 		$CC $KCFLAGS -I "$ksrc/tools/testing/selftests" -o "$st/$(basename "$c" .c)" "$c" -lpthread
