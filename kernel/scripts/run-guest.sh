@@ -4,13 +4,14 @@
 # Builds (or reuses) the patched kernel, builds the series' selftests (and for
 # bench the bench/kernel programs) statically against the patched UAPI
 # headers, packs the initramfs and boots it (scripts/boot.sh).  Exit status:
-# the guest's.
+# the guest's.  KERNEL_BZIMAGE=CACHE/linux-*/bzImage boots a kernel already
+# built there (another series, to compare) instead of building this one.
 set -eu
 mode=$1 gb=$2
 here=$(cd "$(dirname "$0")/.." && pwd)
 top=$(cd "$here/.." && pwd)
 
-bz=$(sh "$here/scripts/build-kernel.sh" | tail -n 1)
+bz=${KERNEL_BZIMAGE:-$(sh "$here/scripts/build-kernel.sh" | tail -n 1)}
 kdir=$(dirname "$bz")
 ksrc=$kdir/src
 kout=$kdir/build
