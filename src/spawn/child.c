@@ -13,6 +13,7 @@
 
 #include "common/sys.h"
 #include "spawn/child.h"
+#include "spawn/sched_hold.h"
 
 #define SK_NSIG 64
 
@@ -291,6 +292,11 @@ int sk_child_main(void *arg)
 		sk_syscall1(SYS_close, c->report_fd);
 		x.report = (int)ret;
 		ret = 0;
+	}
+	if (c->sched_restore) {
+		ret = sk_sched_hold_child();
+		if (ret < 0)
+			goto fail;
 	}
 	if (c->new_session) {
 		/* As libuv's and posix_spawn's children do, first. */

@@ -23,6 +23,7 @@
 #include "common/ucopy.h"
 #include "spawn/actions.h"
 #include "spawn/child.h"
+#include "spawn/sched_hold.h"
 #include "spawn/start.h"
 #include "spawn/template.h"
 
@@ -324,6 +325,7 @@ static pid_t spawn_common(struct spawnkit_template *t,
 	struct sk_child_ctx local, *ctx = &local;
 	uint64_t all = ~0ULL, old;
 	int pidfd = -1, probe = -1, cgroup_fd, report[2] = { -1, -1 };
+	struct sk_sched_hold hold = { 0, 0 };
 	char *child_stack = stack;
 	size_t stack_size = sizeof(stack);
 	long pid;
@@ -387,8 +389,13 @@ static pid_t spawn_common(struct spawnkit_template *t,
 	ctx->mask = old;
 	if (!(args->flags & SK_SPAWN_NO_PIDFD) && ctx->files_shared)
 		ctx->pidfd_slot = &pidfd;
+	/* A start that runs on keeps its CPU: the child must not preempt it. */
+	if (s)
+		sk_sched_hold_begin(&hold);
+	ctx->sched_restore = hold.held;
 	pid = start_child(ctx, &pidfd, child_stack, stack_size,
 			  !(args->flags & SK_SPAWN_NO_PIDFD), cgroup_fd);
+	sk_sched_hold_end(&hold);
 	sk_syscall4(SYS_rt_sigprocmask, SIG_SETMASK, &old, 0, 8);
 	if (pid < 0) {
 		ret = (int)pid;
