@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sched_hold.h - the caller of spawnkit_spawn_start() keeps its CPU at the
- * clone (sched_hold.c).
+ * sched_hold.h - the caller of spawnkit_spawn_start() is not preempted by
+ * its new child for long (sched_hold.c).
  */
 #ifndef SPAWNKIT_SCHED_HOLD_H
 #define SPAWNKIT_SCHED_HOLD_H
