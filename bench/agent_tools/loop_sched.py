@@ -70,9 +70,15 @@ def events(perf_data: Path):
             yield float(m["ts"]), int(m["cpu"]), int(m["tid"]), m["ev"], dict(KV.findall(m["rest"]))
 
 
-def attribute(evs, main: int, threads: set[int], window: tuple[float, float]) -> dict:
+def overlap(a: float, b: float, spans: list[tuple[float, float]]) -> float:
+    return sum(max(0.0, min(b, hi) - max(a, lo)) for lo, hi in spans)
+
+
+def attribute(evs, main: int, threads: set[int], window: tuple[float, float],
+              slow: list[tuple[float, float]]) -> dict:
     """The loop thread's run-queue intervals inside window (the measured
-    run, not the warm-up) and what ran on every CPU meanwhile."""
+    run, not the warm-up) and what ran on every CPU meanwhile; the same
+    inside the slow ticks (the loop delays that make the p99)."""
     tools: set[int] = set()
     born: dict[int, float] = {}
     running: dict[int, tuple[int, float]] = {}      # cpu -> (tid, since)
@@ -127,10 +133,13 @@ def attribute(evs, main: int, threads: set[int], window: tuple[float, float]) ->
     ws = sorted(waits)
     held = collections.Counter()
     held_child = collections.Counter()
+    held_slow = collections.Counter()
+    slow_oncpu = 0.0
     j = 0
     for cpu, a, b, tid in occ:
         if tid == main:
             oncpu += max(0.0, min(b, window[1]) - max(a, window[0]))
+            slow_oncpu += overlap(a, b, slow)
         while j < len(ws) and ws[j][1] <= a:
             j += 1
         k = j
@@ -138,6 +147,7 @@ def attribute(evs, main: int, threads: set[int], window: tuple[float, float]) ->
             lo, hi = max(a, ws[k][0]), min(b, ws[k][1])
             if hi > lo:
                 held[cat(tid)] += hi - lo
+                held_slow[cat(tid)] += overlap(lo, hi, slow)
                 if ws[k][2]:
                     held_child[cat(tid)] += hi - lo
             k += 1
@@ -158,6 +168,12 @@ def attribute(evs, main: int, threads: set[int], window: tuple[float, float]) ->
         "wait_after_child_preemption_ms": ms(sum(b - a for a, b, c in waits if c)),
         "cpu_during_those_ms": {k: ms(v) for k, v in held_child.most_common()},
         "tools_seen": len(tools),
+        # the slowest 1 % of the loop's ticks: its time on the CPU, its
+        # run-queue wait, and what the CPUs ran while it waited
+        "slow_ticks": len(slow), "slow_wall_ms": ms(sum(b - a for a, b in slow)),
+        "slow_loop_on_cpu_ms": ms(slow_oncpu),
+        "slow_wait_ms": ms(sum(overlap(a, b, slow) for a, b, _ in waits)),
+        "slow_cpu_during_waits_ms": {k: ms(v) for k, v in held_slow.most_common()},
     }
 
 
@@ -187,14 +203,14 @@ def main(argv) -> int:
         t = json.loads(r.stdout)
         tr = t["trace"]
         res = attribute(events(data), tr["main_tid"], set(tr["threads"]) - {tr["main_tid"]},
-                        tuple(tr["window_s"]))
+                        tuple(tr["window_s"]), [tuple(x) for x in tr["slow_ticks_s"]])
     finally:
         shutil.rmtree(root, ignore_errors=True)
     res.update(mode=a.mode, resident=a.resident, calls=a.calls, trivial=a.trivial,
                load=os.getloadavg(), calls_per_s=round(t["calls_per_s"], 1),
                loop_ms={k: round(v, 2) for k, v in t["loop_ms"].items()},
                start_hold_ms={k: round(v, 2) for k, v in t["start_hold_ms"].items()},
-               trace={k: v for k, v in tr.items() if k not in ("threads", "window_s", "main_tid")})
+               trace={k: v for k, v in tr.items() if k not in ("threads", "window_s", "main_tid", "slow_ticks_s")})
     print(json.dumps(res, indent=1))
     if a.json:
         Path(a.json).write_text(json.dumps(res, indent=1) + "\n")

@@ -62,6 +62,7 @@ class LoopTrace {
   start() {
     this.holds.length = 0;
     this.window = [process.hrtime.bigint()];
+    this.perf0 = performance.now(); // the same moment as window[0]
     this.obs.observe({ entryTypes: ['gc'] });
     let [cpu, runq] = readStat(this.fd);
     let t = performance.now();
@@ -116,12 +117,15 @@ class LoopTrace {
     const kinds = {};
     for (const g of this.gcs) kinds[g.kind] = (kinds[g.kind] ?? 0) + 1;
     const p99 = quantile(gaps, 99);
+    const mono = (t) => Number(this.window[0]) / 1e9 + (t - this.perf0) / 1e3;
     return {
       // for loop_sched.py: this thread, its siblings, the measured window
       // in CLOCK_MONOTONIC seconds (perf sched record -k CLOCK_MONOTONIC)
       main_tid: process.pid,
       threads: fs.readdirSync('/proc/self/task').map(Number),
       window_s: this.window.map((t) => Number(t) / 1e9),
+      // the slowest 1 % of the ticks, as [from, to] in the same clock
+      slow_ticks_s: this.ticks.filter((k) => k.wall >= p99).map((k) => [mono(k.t - k.wall), mono(k.t)]),
       ticks: this.ticks.length,
       // delayed ticks: the slowest 1 % (what a p99 is made of), and > 5 ms
       tick_p99_ms: p99,
