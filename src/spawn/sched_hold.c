@@ -5,7 +5,7 @@
  * spawnkit_spawn_start() returns while its child runs on to exec.  On a
  * busy CPU the fair scheduler (EEVDF) gives a new task an early deadline
  * and lets its wake-up preempt the running one: the caller, an event loop
- * that meant to go on, was switched out at the clone in 36-44 % of the
+ * that meant to go on, was switched out at the clone in 36-46 % of the
  * starts in the Node agent harness (docs/agent-tools-bench.md) and waited
  * a whole turn of the run queue, the child's slice and more.  A
  * SCHED_BATCH task's wake-up preempts no one, and a child inherits its
