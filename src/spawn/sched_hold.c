@@ -5,8 +5,8 @@
  * spawnkit_spawn_start() returns while its child runs on to exec.  On a
  * busy CPU the fair scheduler (EEVDF) gives a new task an early deadline
  * and lets its wake-up preempt the running one: the caller, an event loop
- * that meant to go on, was switched out at the clone in 36-46 % of the
- * starts in the Node agent harness (docs/agent-tools-bench.md) and waited
+ * that meant to go on, was switched out at the clone in 36-47 % of the
+ * starts of node/bench/start-switch.js (docs/node-register.md) and waited
  * a whole turn of the run queue, the child's slice and more.  A
  * SCHED_BATCH task's wake-up preempts no one, and a child inherits its
  * parent's policy.  So, where the caller is SCHED_OTHER, it is SCHED_BATCH
