@@ -39,6 +39,7 @@ let calls = plan.calls.map((c) => ({ ...c, stdout: Buffer.from(c.stdout, 'base64
 let trivialDir = null;
 if (trivial) {
   trivialDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-trivial-'));
+  process.on('exit', () => fs.rmSync(trivialDir, { recursive: true, force: true }));
   const files = new Map();
   calls = calls.map((c) => {
     const key = c.stdout.toString('base64');
@@ -125,7 +126,6 @@ async function runAll(list) {
   const wall = (performance.now() - t0) / 1000;
   h.disable();
   tracer?.stop();
-  if (trivialDir) fs.rmSync(trivialDir, { recursive: true, force: true });
   const cpu = process.cpuUsage(cpu0);
   let stats = null;
   try {
