@@ -23,11 +23,12 @@ function openStat() {
 
 const buf = Buffer.alloc(96);
 
-// [on-CPU ms, run-queue ms] of the loop thread, from the kernel.
+// [on-CPU ms, run-queue ms, times switched in] of the loop thread, from
+// the kernel (fd: openStat()).
 function readStat(fd) {
   const n = fs.readSync(fd, buf, 0, buf.length, 0);
   const f = buf.toString('latin1', 0, n).split(' ');
-  return [Number(f[0]) / 1e6, Number(f[1]) / 1e6];
+  return [Number(f[0]) / 1e6, Number(f[1]) / 1e6, Number(f[2])];
 }
 
 function quantile(sorted, p) {
@@ -141,4 +142,4 @@ class LoopTrace {
   }
 }
 
-module.exports = { LoopTrace };
+module.exports = { LoopTrace, openStat, readStat };

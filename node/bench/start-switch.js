@@ -9,8 +9,8 @@
 // child whose wake-up preempts its parent shows up here as starts with a
 // switch (see src/spawn/sched_hold.c).
 const cp = require('node:child_process');
-const fs = require('node:fs');
 const { performance } = require('node:perf_hooks');
+const { openStat, readStat } = require('./loop-trace');
 
 function arg(name, def) {
   const i = process.argv.indexOf(`--${name}`);
@@ -19,14 +19,8 @@ function arg(name, def) {
 const calls = arg('calls', 1000);
 const inFlight = arg('in-flight', 16);
 
-const fd = fs.openSync(`/proc/self/task/${process.pid}/schedstat`, 'r');
-const buf = Buffer.alloc(96);
-// [on-CPU ms, run-queue ms, times switched in]
-function stat() {
-  const n = fs.readSync(fd, buf, 0, buf.length, 0);
-  const f = buf.toString('latin1', 0, n).split(' ');
-  return [Number(f[0]) / 1e6, Number(f[1]) / 1e6, Number(f[2])];
-}
+const fd = openStat();
+const stat = () => readStat(fd);
 
 const starts = []; // {wall, runq, switched}
 function one() {
