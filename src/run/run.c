@@ -16,6 +16,7 @@
 #include "run/pump.h"
 #include "run/pty.h"
 #include "run/resolve.h"
+#include "spawn/template.h"
 
 extern char **environ;
 
@@ -141,6 +142,7 @@ struct layout {
 	struct spawn_template_action act[SPAWN_TEMPLATE_ACTIONS_MAX];
 	struct spawn_template_open devnull[3];
 	unsigned int n;
+	unsigned int own;	/* the first `own` actions are ours (sk_spawn_own) */
 	int child_end[3];	/* closed in the parent after the spawn */
 	int ours[3];		/* the pump's ends */
 };
@@ -225,6 +227,7 @@ rest:
 		spawnkit_action_fchdir(&l->act[l->n++], o->cwd_fd);
 	if (o->cgroup_fd >= 0)
 		spawnkit_action_cgroup(&l->act[l->n++], o->cgroup_fd);
+	l->own = l->n;
 	if (o->nr_actions)
 		memcpy(&l->act[l->n], o->actions, o->nr_actions * sizeof(*o->actions));
 	l->n += o->nr_actions;
@@ -252,7 +255,7 @@ static pid_t start(const struct spawnkit_run_opts *o, struct spawnkit_template *
 	    !spawnkit_warm_spawn(path, o->argv, envp, l->act, l->n, flags,
 				 o->warm_preload, &pid, pidfd))
 		return pid;
-	return spawnkit_spawn(t, o->argv, envp, l->act, l->n, flags, pidfd);
+	return sk_spawn_own(t, o->argv, envp, l->act, l->n, l->own, flags, pidfd);
 }
 
 static int run(const struct spawnkit_run_opts *o, struct spawnkit_run_result *r)
