@@ -181,6 +181,11 @@ class Template:
         finally:
             lock.release()
 
+    def _after_fork(self) -> None:
+        """In a forked child: a new lock (one another thread held at the
+        fork is held for good there)."""
+        self._lock = threading.Lock()
+
     def _destroy(self) -> None:
         ptr, self._ptr = self._ptr, None
         if ptr is not None:

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import inspect
 import os
+import select
 import shutil
+import signal
 import subprocess
 import threading
 from pathlib import Path
@@ -247,3 +249,34 @@ def test_the_template_fd_does_not_reach_the_child(tmp_path: Path) -> None:
     fds = {int(x) for x in r.stdout.split()}
     assert fds <= {0, 1, 2, 3}                 # 3: ls's own directory fd
     assert fd > 2
+
+
+def test_fork_while_a_template_lock_is_held(tmp_path: Path) -> None:
+    """A template's lock held at fork() (another thread in the middle of a
+    spawn's bookkeeping) is a new lock in the child: its run() goes on."""
+    path = _copy(tmp_path, "/bin/true")
+    assert spawnkit.run([path]).returncode == 0
+    t = template_cache.get(path)
+    r, w = os.pipe()
+    t._lock.acquire()                          # as another thread would hold it
+    try:
+        pid = os.fork()
+        if pid == 0:                           # pragma: no cover (the child)
+            try:
+                os.close(r)
+                os.write(w, b"%d" % spawnkit.run([path]).returncode)
+            finally:
+                os._exit(0)
+    finally:
+        t._lock.release()
+    os.close(w)
+    try:
+        ready = select.select([r], [], [], 60)[0]
+        if not ready:
+            os.kill(pid, signal.SIGKILL)
+        got = os.read(r, 16) if ready else b"timed out"
+    finally:
+        os.close(r)
+        os.waitpid(pid, 0)
+    assert got == b"0"
+    template_cache.discard(path)
