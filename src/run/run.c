@@ -115,7 +115,12 @@ static int dup_high(int fd)
 	return (int)sk_syscall3(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 3);
 }
 
-/* A pipe with both ends at 3 or above, ours nonblocking. */
+/*
+ * A pipe with both ends at 3 or above.  Ours is nonblocking when we write
+ * it (stdin: a write must not wait for room); a read end stays blocking,
+ * as the pump reads it only once poll said it is readable, and only we
+ * read it, so that read never waits (one fcntl less per output stream).
+ */
 static int make_pipe(int p[2], int ours)
 {
 	int i, ret = (int)sk_syscall2(SYS_pipe2, p, O_CLOEXEC);
@@ -134,7 +139,8 @@ static int make_pipe(int p[2], int ours)
 		sk_syscall1(SYS_close, p[0] < 0 ? p[1] : p[0]);
 		return ret;
 	}
-	sk_syscall3(SYS_fcntl, p[ours], F_SETFL, O_NONBLOCK);
+	if (ours == 1)
+		sk_syscall3(SYS_fcntl, p[1], F_SETFL, O_NONBLOCK);
 	return 0;
 }
 
