@@ -691,6 +691,7 @@ def _run_defaults(args: Argv) -> CompletedProcess[bytes]:
         exc = _pending.exc
         if exc is not None:
             _pending.exc = None
+    silent = False
     try:
         if exc is not None:
             raise exc
@@ -698,13 +699,15 @@ def _run_defaults(args: Argv) -> CompletedProcess[bytes]:
         # no timeout, wait delay or stop fd here: `why` can say nothing but
         # STOPPED, and a stop comes with the exception raised above
         outs = res.out
-        if outs[1].total or outs[2].total:
+        silent = not (outs[1].total or outs[2].total)
+        if silent:      # nothing read, nothing allocated (run.h: NULL if none)
+            out1 = out2 = _NOTHING
+        else:
             out1 = _output(outs + 1, _JOIN_BYTES)
             out2 = _output(outs + 2, _JOIN_BYTES)
-        else:                               # a silent command: nothing to unpack
-            out1 = out2 = _NOTHING
     finally:
-        lib.spawnkit_run_result_free(res)
+        if not silent:
+            lib.spawnkit_run_result_free(res)
     if status == -1:
         raise lost_status_error(res.pid)
     return CompletedProcess(args, os.waitstatus_to_exitcode(status), out1[0], out2[0],

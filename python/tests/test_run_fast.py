@@ -280,3 +280,19 @@ def test_fork_while_a_template_lock_is_held(tmp_path: Path) -> None:
         os.waitpid(pid, 0)
     assert got == b"0"
     template_cache.discard(path)
+
+
+def test_silent_result_holds_no_memory() -> None:
+    """run(argv) frees no result for a command that printed nothing: it
+    relies on the library leaving head and tail NULL then (run.h)."""
+    from spawnkit._ffi import ffi, lib
+    o = ffi.new("struct spawnkit_run_opts *")
+    lib.spawnkit_run_opts_init(o)
+    argv = [ffi.new("char[]", b"/bin/true"), ffi.NULL]
+    o.argv = ffi.new("char *[]", argv)
+    res = ffi.new("struct spawnkit_run_result *")
+    assert lib.spawnkit_run(o, res) == 0 and res.status == 0
+    for i in range(3):
+        out = res.out[i]
+        assert out.total == 0 and out.head == ffi.NULL and out.tail == ffi.NULL
+    lib.spawnkit_run_result_free(res)
