@@ -6,6 +6,7 @@
  */
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -20,8 +21,8 @@
 
 extern char **environ;
 
-/* stdin, stdout, stderr, setsid, setctty, fchdir, cgroup */
-#define OUR_ACTIONS 7
+/* stdin, stdout, stderr, setsid, setctty, fchdir, cgroup, sigdefault */
+#define OUR_ACTIONS 8
 
 SK_EXPORT void spawnkit_run_opts_init(struct spawnkit_run_opts *o)
 {
@@ -147,6 +148,8 @@ static int make_pipe(int p[2], int ours)
 struct layout {
 	struct spawn_template_action act[SPAWN_TEMPLATE_ACTIONS_MAX];
 	struct spawn_template_open devnull[3];
+	struct spawn_template_sigset restore;	/* SPAWNKIT_RUN_RESTORE_SIGNALS */
+	uint64_t restore_set;
 	unsigned int n;
 	unsigned int own;	/* the first `own` actions are ours (sk_spawn_own) */
 	int child_end[3];	/* closed in the parent after the spawn */
@@ -233,6 +236,13 @@ rest:
 		spawnkit_action_fchdir(&l->act[l->n++], o->cwd_fd);
 	if (o->cgroup_fd >= 0)
 		spawnkit_action_cgroup(&l->act[l->n++], o->cgroup_fd);
+	if (o->flags & SPAWNKIT_RUN_RESTORE_SIGNALS) {
+		/* in our own memory: read directly at the spawn, where a
+		 * caller's SIGDEFAULT costs two checked copies */
+		l->restore_set = (1ULL << (SIGPIPE - 1)) | (1ULL << (SIGXFSZ - 1));
+		spawnkit_action_sigset(&l->act[l->n++], SPAWN_TEMPLATE_ACTION_SIGDEFAULT,
+				       &l->restore, (const sigset_t *)&l->restore_set);
+	}
 	l->own = l->n;
 	if (o->nr_actions)
 		memcpy(&l->act[l->n], o->actions, o->nr_actions * sizeof(*o->actions));
