@@ -29,7 +29,7 @@ from ._cache import REMAKES, template_cache
 from ._errors import NoOutputTimeoutExpired, TimeoutExpired, error_from_errno, lost_status_error
 from ._ffi import ffi, lib
 from ._communicate import communicate  # noqa: F401  (Process.communicate() imports it here)
-from ._process import (RESTORED_SIGNALS, Argv, _argv_bytes, _envp, _pass_fds_actions,
+from ._process import (Argv, _argv_bytes, _envp, _pass_fds_actions,
                        _resolve, _sigset_arg)
 from ._results import (DEFAULT_OUTPUT_LIMIT, KILL_GRACE, CompletedProcess, TextParams,
                        _decode, _encode_input, _incremental, _text_params)
@@ -76,23 +76,21 @@ _JOIN_TEXT = lib.SPAWNKIT_JOIN_MARKER | lib.SPAWNKIT_JOIN_LINES
 _REMAKE_ERRNOS = (errno.ESTALE, errno.EACCES)
 _UNLIMITED = (1 << 64) - 1 if ffi.sizeof("size_t") == 8 else (1 << 32) - 1
 
-# The actions every default call has: SIGPIPE and SIGXFSZ back to SIG_DFL
-# (restore_signals=True), as one shared read-only array.
 _SIGDEFAULT = lib.SPAWN_TEMPLATE_ACTION_SIGDEFAULT
 _SIGMASK = lib.SPAWN_TEMPLATE_ACTION_SIGMASK
-_DEFAULT_ACTIONS = ffi.new("struct spawn_template_action[]",
-                           [(_SIGDEFAULT, 0, 0, 0, _sigset_arg(RESTORED_SIGNALS))])
+# restore_signals=True: SIGPIPE and SIGXFSZ (RESTORED_SIGNALS) back to
+# SIG_DFL, by the library's own action (no checked copy of ours at spawn)
+_RESTORE = lib.SPAWNKIT_RUN_RESTORE_SIGNALS
 
 # run()'s defaults as one struct, copied for each call: the library's
-# (spawnkit_run_opts_init), stdin /dev/null, the default actions, and
+# (spawnkit_run_opts_init), stdin /dev/null, signals restored, and
 # on_signal, so a signal handler runs (and may raise) during the run.
 _OPTS_P = ffi.typeof("struct spawnkit_run_opts *")
 _RESULT_P = ffi.typeof("struct spawnkit_run_result *")
 _BASE = ffi.new(_OPTS_P)
 lib.spawnkit_run_opts_init(_BASE)
 _BASE.std_mode[0] = _M_DEVNULL
-_BASE.actions = _DEFAULT_ACTIONS
-_BASE.nr_actions = 1
+_BASE.flags = _RESTORE
 _BASE.on_signal = lib._sk_run_on_signal
 _NOTHING = (b"", b"", b"", 0)
 _STREAMS = ("stdout", "stderr")
@@ -213,14 +211,11 @@ def _actions(o: Any, keep: List[Any], signal_mask: Optional[Iterable[int]],
              limits: List[Tuple[int, int, int]], mask: Optional[int]) -> bool:
     """Put the extra actions into o; True if fds are passed (INHERIT_FDS)."""
     defaults = list(default_signals)
-    if (restore_signals and not defaults and signal_mask is None and not pass_fds
-            and not limits and mask is None):
-        o.actions = _DEFAULT_ACTIONS
-        o.nr_actions = 1
+    if not restore_signals:
+        o.flags &= ~_RESTORE
+    if not defaults and signal_mask is None and not pass_fds and not limits and mask is None:
         return inherit_fds
     acts: List[Tuple[int, int, int, int, int]] = []
-    if restore_signals:
-        defaults.extend(RESTORED_SIGNALS)
     if defaults:
         acts.append((_SIGDEFAULT, 0, 0, 0, _sigset_arg(defaults)))
     if signal_mask is not None:
