@@ -1,8 +1,9 @@
 """run(argv) with no options takes a path of its own (spawnkit._run's
 _run_defaults): a prepared argv per command and the template it last ran
 from.  These check that the shortcut changes nothing a caller can see: the
-result, the errors, a replaced executable, a template the cache has closed,
-threads and fork."""
+result, the errors, a template the cache has closed, threads and fork
+(test_template.py's cache tests cover a replaced or deleted executable
+through run(argv), this path)."""
 from __future__ import annotations
 
 import inspect
@@ -13,13 +14,15 @@ import signal
 import subprocess
 import threading
 from pathlib import Path
-from typing import List
+from typing import Callable, List, Tuple
 
 import pytest
 
 import spawnkit
 from spawnkit import StaleTemplateError, template_cache
 from spawnkit import _run as run_mod
+
+from conftest import copy_true, in_threads, rename_new_copy_over
 
 pytestmark = pytest.mark.skipif(spawnkit.backend() == "fallback",
                                 reason="the compiled binding's run() path")
@@ -29,12 +32,6 @@ def _copy(tmp_path: Path, src: str, name: str = "tool") -> str:
     path = str(tmp_path / name)
     shutil.copy(src, path)
     return path
-
-
-def _replace(path: str, src: str) -> None:
-    """A new file (a new inode) at path, as a package upgrade makes it."""
-    shutil.copy(src, path + ".new")
-    os.rename(path + ".new", path)
 
 
 def test_same_result_as_with_an_option() -> None:
@@ -99,19 +96,6 @@ def test_signature_shows_every_option() -> None:
         assert params[name].kind is inspect.Parameter.KEYWORD_ONLY
 
 
-def test_replaced_executable_runs_the_new_file(tmp_path: Path) -> None:
-    path = _copy(tmp_path, "/bin/true")
-    assert spawnkit.run([path]).returncode == 0
-    first = template_cache.get(path)
-    _replace(path, "/bin/false")
-    # the template the argv held is stale: the cache remakes it
-    assert spawnkit.run([path]).returncode == 1
-    second = template_cache.get(path)
-    assert second is not first and first.closed
-    assert spawnkit.run([path]).returncode == 1
-    template_cache.discard(path)
-
-
 def test_template_closed_by_the_cache_is_taken_again(tmp_path: Path) -> None:
     path = _copy(tmp_path, "/bin/true")
     assert spawnkit.run([path]).returncode == 0
@@ -122,15 +106,6 @@ def test_template_closed_by_the_cache_is_taken_again(tmp_path: Path) -> None:
     assert path in template_cache and not template_cache.get(path).closed
     template_cache.discard(path)
     assert spawnkit.run([path]).returncode == 0
-    template_cache.discard(path)
-
-
-def test_deleted_executable_is_filenotfound(tmp_path: Path) -> None:
-    path = _copy(tmp_path, "/bin/true")
-    assert spawnkit.run([path]).returncode == 0
-    os.unlink(path)
-    with pytest.raises(FileNotFoundError):
-        spawnkit.run([path])
     template_cache.discard(path)
 
 
@@ -155,67 +130,52 @@ def test_many_argvs_bound_the_prepared_ones() -> None:
     assert len(run_mod._ARGVS) <= run_mod._ARGVS_MAX
 
 
-def test_threads_with_the_cache_cleared_under_them(tmp_path: Path) -> None:
-    path = _copy(tmp_path, "/bin/true")
+def _runs_under(disturb: Callable[[], object], path: str, threads: int,
+                calls: int) -> Tuple[List[int], List[BaseException]]:
+    """run([path]) `calls` times in each of `threads` threads while another
+    thread calls disturb() over and over: the exit codes and the errors."""
     stop = threading.Event()
     errors: List[BaseException] = []
     codes: List[int] = []
 
-    def clearer() -> None:
+    def disturber() -> None:
         while not stop.is_set():
-            template_cache.clear()
+            disturb()
 
     def runner() -> None:
         try:
-            for _ in range(30):
+            for _ in range(calls):
                 codes.append(spawnkit.run([path]).returncode)
         except BaseException as e:             # recorded and asserted below
             errors.append(e)
 
-    c = threading.Thread(target=clearer)
-    c.start()
-    threads = [threading.Thread(target=runner) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    stop.set()
-    c.join()
+    d = threading.Thread(target=disturber)
+    d.start()
+    try:
+        in_threads(runner, [()] * threads)
+    finally:
+        stop.set()
+        d.join()
     template_cache.discard(path)
+    return codes, errors
+
+
+def test_threads_with_the_cache_cleared_under_them(tmp_path: Path) -> None:
+    codes, errors = _runs_under(template_cache.clear, copy_true(tmp_path), 4, 30)
     assert not errors, errors
     assert codes == [0] * 120
 
 
 def test_threads_with_the_executable_replaced_under_them(tmp_path: Path) -> None:
-    path = _copy(tmp_path, "/bin/true")
-    stop = threading.Event()
-    errors: List[BaseException] = []
-    codes: List[int] = []
+    path = copy_true(tmp_path)
 
-    def renamer() -> None:
+    def replace() -> None:
         # cp in another process: a write fd of ours would reach children
         # forked meanwhile, and exec of the file then says ETXTBSY
-        while not stop.is_set():
-            subprocess.run(["cp", "/bin/true", path + ".new"], check=True)
-            os.rename(path + ".new", path)
+        subprocess.run(["cp", "/bin/true", path + ".new"], check=True)
+        os.rename(path + ".new", path)
 
-    def runner() -> None:
-        try:
-            for _ in range(20):
-                codes.append(spawnkit.run([path]).returncode)
-        except BaseException as e:             # recorded and asserted below
-            errors.append(e)
-
-    r = threading.Thread(target=renamer)
-    r.start()
-    threads = [threading.Thread(target=runner) for _ in range(3)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    stop.set()
-    r.join()
-    template_cache.discard(path)
+    codes, errors = _runs_under(replace, path, 3, 20)
     # replaced more often than a call can remake: StaleTemplateError at worst
     assert all(isinstance(e, StaleTemplateError) for e in errors), errors
     assert set(codes) <= {0} and len(codes) + len(errors) == 60
