@@ -15,15 +15,16 @@ import asyncio
 import os
 import signal
 import subprocess
-from typing import (IO, TYPE_CHECKING, Any, Iterable, List, Mapping, Optional, Sequence,
-                    Tuple, Union)
+from typing import IO, TYPE_CHECKING, Any, List, Optional, Sequence, Tuple, Union
 
 from ._choose import fallback_reason
+from ._options import SpawnOptions, check_keywords
 from ._results import _decode, _encode_input, _text_params
 
 if TYPE_CHECKING:
-    from ._process import Argv, FileSpec
-    from ._template import StrOrBytesPath, Template
+    from typing_extensions import Unpack
+
+    from ._process import Argv
 if fallback_reason is None:
     from ._process import Process as _SyncProcess
     from ._process import _spawn_raw
@@ -332,33 +333,21 @@ class Process:
         return f"<spawnkit.aio.Process pid={self.pid} returncode={self.returncode}>"
 
 
-async def spawn(args: Argv, *, executable: Optional[StrOrBytesPath] = None,
-                stdin: FileSpec = None, stdout: FileSpec = None, stderr: FileSpec = None,
-                cwd: Union[None, StrOrBytesPath, int] = None,
-                env: Optional[Mapping[Any, Any]] = None,
-                pass_fds: Sequence[int] = (), inherit_fds: bool = False,
-                signal_mask: Optional[Iterable[int]] = None,
-                default_signals: Iterable[int] = (), restore_signals: bool = True,
-                text: bool = False, encoding: Optional[str] = None,
-                errors: Optional[str] = None,
-                template: Optional[Template] = None, warm: bool = False,
-                preload: Optional[Sequence[str]] = None, new_session: bool = False,
-                limit: int = STREAM_LIMIT) -> Process:
+async def spawn(args: Argv, *, text: bool = False, encoding: Optional[str] = None,
+                errors: Optional[str] = None, limit: int = STREAM_LIMIT,
+                **options: Unpack[SpawnOptions]) -> Process:
     """spawnkit.spawn() for asyncio: the same options (new_session too),
     returning an aio.Process whose PIPE streams are asyncio streams.
     limit: the StreamReaders' limit, as asyncio.create_subprocess_exec's."""
+    check_keywords("spawn", options, SpawnOptions)
     if isinstance(limit, bool) or not isinstance(limit, int) or limit <= 0:
         raise ValueError(f"limit must be a positive int, not {limit!r}")
-    if stdout == subprocess.STDOUT:
+    if options.get("stdout") == subprocess.STDOUT:
         raise ValueError("STDOUT is only valid for stderr")   # the fallback's Popen takes it
     loop = asyncio.get_running_loop()
     tp = _text_params(text, encoding, errors, None)
-    pid, pidfd, fds = _spawn_raw(args, executable=executable, stdin=stdin, stdout=stdout,
-                                 stderr=stderr, cwd=cwd, env=env, pass_fds=pass_fds,
-                                 inherit_fds=inherit_fds, signal_mask=signal_mask,
-                                 default_signals=default_signals,
-                                 restore_signals=restore_signals, template=template,
-                                 warm=warm, preload=preload, new_session=new_session)
+    pid, pidfd, fds = _spawn_raw(args, **options)
+    new_session = options.get("new_session", False)
     proc = _SyncProcess(args, pid, pidfd, [None, None, None], new_session=new_session)
     proc._pipe_inodes = [os.fstat(fd).st_ino for fd in fds[1:] if fd is not None]
     p = Process(proc, loop, tp)

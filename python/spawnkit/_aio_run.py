@@ -13,26 +13,34 @@ import io
 import os
 import signal
 import subprocess
-from typing import (TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Mapping, Optional,
-                    Sequence, Tuple, Union)
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ._choose import fallback_reason
+from ._options import ChildOptions, RunOptions, check_keywords
 from ._pump import Capture, PumpCore
-from ._results import KILL_GRACE, CompletedProcess, _result, run_params
+from ._results import CompletedProcess, _result, run_params
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
     from ._process import Argv
-    from ._template import StrOrBytesPath
 if fallback_reason is None:
     from ._process import Process as _SyncProcess
     from ._process import _spawn_raw
+    from ._run import run as _sync_run
 else:
     from ._fallback import _adopt as _SyncProcess  # type: ignore[assignment]
     from ._fallback import _spawn_raw  # type: ignore[assignment]
+    from ._fallback import run as _sync_run  # type: ignore[no-redef]
 
 __all__ = ["run", "seconds", "sweep_session", "TextStream"]
 
 _POLL_MAX = 0.05       # the longest sleep between exit polls without a pidfd
+#: The defaults of the options run() and aio.run() share are run()'s, but
+#: for output_limit: aio.run() keeps all the output unless told otherwise.
+_DEFAULTS: Dict[str, Any] = {k: v for k, v in (_sync_run.__kwdefaults__ or {}).items()
+                             if k in RunOptions.__annotations__}
+_DEFAULTS["output_limit"] = None
 OnOutput = Optional[Callable[[Any], object]]
 
 
@@ -276,24 +284,15 @@ def sweep_session(proc: Any, killed: bool = False) -> None:
     proc.kill_tree(signal.SIGKILL)
 
 
-async def run(args: Argv, *, input: Union[None, bytes, str] = None,
-              timeout: Optional[float] = None, no_output_timeout: Optional[float] = None,
-              capture_output: bool = True, output_limit: Optional[int] = None,
-              stdin: Any = None, stdout: Any = None, stderr: Any = None,
-              cwd: Union[None, StrOrBytesPath, int] = None,
-              env: Optional[Mapping[Any, Any]] = None, check: bool = False,
-              text: Optional[bool] = None, encoding: Optional[str] = None,
+async def run(args: Argv, *, text: Optional[bool] = None, encoding: Optional[str] = None,
               errors: Optional[str] = None, universal_newlines: Optional[bool] = None,
-              executable: Optional[StrOrBytesPath] = None,
-              pass_fds: Sequence[int] = (), inherit_fds: bool = False,
-              signal_mask: Optional[Iterable[int]] = None,
-              default_signals: Iterable[int] = (), restore_signals: bool = True,
-              kill_grace: float = KILL_GRACE, warm: bool = False,
-              preload: Optional[Sequence[str]] = None,
-              new_session: Optional[bool] = None, wait_delay: Optional[float] = None,
-              on_stdout: OnOutput = None, on_stderr: OnOutput = None) -> CompletedProcess[Any]:
+              on_stdout: OnOutput = None, on_stderr: OnOutput = None,
+              **options: Unpack[RunOptions]) -> CompletedProcess[Any]:
     """spawnkit.run() for asyncio: same arguments, result and exceptions.
     Cancelling the task kills the child's whole tree.  warm: as run().
+    The options (RunOptions) and their defaults are run()'s, but for
+    output_limit (None: all the output is kept); rlimits, umask, cgroup,
+    pty and truncation_marker are run()'s alone.
 
     new_session: the child starts in a session of its own (the default,
     except with warm=True: a warm interpreter cannot start one), and what is
@@ -304,22 +303,24 @@ async def run(args: Argv, *, input: Union[None, bytes, str] = None,
     on_stdout/on_stderr: called on the loop with each chunk as it comes
     (bytes, or str in text mode, never splitting a character); an exception
     raised there stops the call, kills the tree and is raised from run()."""
-    wait_delay = seconds("wait_delay", wait_delay, 0)
+    check_keywords("run", options, RunOptions)
+    o: Dict[str, Any] = {**_DEFAULTS, **options}
+    input, timeout, no_output_timeout = o["input"], o["timeout"], o["no_output_timeout"]
+    output_limit, kill_grace, check = o["output_limit"], o["kill_grace"], o["check"]
+    wait_delay = seconds("wait_delay", o["wait_delay"], 0)
+    new_session = o["new_session"]
     if new_session is None:
-        new_session = not warm
+        new_session = not o["warm"]
     if not isinstance(new_session, bool):
         raise TypeError(f"new_session must be True, False or None, not {new_session!r}")
     loop = asyncio.get_running_loop()
     stdin, stdout, stderr, data, tp = run_params(
-        input, stdin, stdout, stderr, capture_output, no_output_timeout,
+        input, o["stdin"], o["stdout"], o["stderr"], o["capture_output"], no_output_timeout,
         output_limit, text, encoding, errors, universal_newlines)
     _check_callbacks(stdout, stderr, (on_stdout, on_stderr))
-    pid, pidfd, fds = _spawn_raw(
-        args, stdin=stdin, stdout=stdout, stderr=stderr, executable=executable,
-        cwd=cwd, env=env, pass_fds=pass_fds, inherit_fds=inherit_fds,
-        signal_mask=signal_mask, default_signals=default_signals,
-        restore_signals=restore_signals, warm=warm, preload=preload,
-        new_session=new_session)
+    pid, pidfd, fds = _spawn_raw(args, stdin=stdin, stdout=stdout, stderr=stderr,
+                                 new_session=new_session,
+                                 **{k: o[k] for k in ChildOptions.__annotations__})
     proc = _SyncProcess(args, pid, pidfd, [None, None, None], new_session=new_session)
     # Our pipe ends' inodes: their holders belong to the tree a timeout kills.
     proc._pipe_inodes = [os.fstat(fd).st_ino for fd in fds[1:] if fd is not None]

@@ -37,6 +37,7 @@ from typing import (TYPE_CHECKING, Any, AsyncGenerator, Dict, Generic, List, Lit
                     Optional, Set, Tuple, TypeVar, Union, overload)
 
 from ._aio_process import spawn
+from ._options import ChildOptions
 from ._aio_run import TextStream, seconds, sweep_session
 from ._errors import NoOutputTimeoutExpired
 from ._pump import CHUNK
@@ -77,8 +78,6 @@ class Chunk(Generic[T]):
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from ._runopts import ChildOptions
-
     class StreamOptions(ChildOptions, total=False):
         """stream()'s keyword options besides text, encoding and errors."""
         input: Union[None, bytes, str]
@@ -93,14 +92,14 @@ if TYPE_CHECKING:
         chunk_size: int
         kill_grace: float
 
-#: The defaults of StreamOptions; the last ten go to spawn() as they are.
+#: The defaults of stream()'s own options; the child options
+#: (ChildOptions) go to spawn() as given, where its defaults apply.
 _DEFAULTS: Dict[str, Any] = dict(
     input=None, stdin=None, stdout=PIPE, stderr=PIPE, timeout=None,
     no_output_timeout=None, check=False, new_session=None, wait_delay=None,
-    chunk_size=CHUNK, kill_grace=KILL_GRACE,
-    cwd=None, env=None, executable=None, pass_fds=(), inherit_fds=False,
-    signal_mask=None, default_signals=(), restore_signals=True, warm=False, preload=None)
-_SPAWN_OPTIONS = list(_DEFAULTS)[-10:]
+    chunk_size=CHUNK, kill_grace=KILL_GRACE)
+_CHILD = ChildOptions.__annotations__
+_KNOWN = set(_DEFAULTS) | set(_CHILD)
 
 
 # The chunks' type follows the text options, as subprocess's outputs do.
@@ -156,7 +155,7 @@ def stream(args: Argv, *, text: Optional[bool] = None, encoding: Optional[str] =
     Bad options raise here, before anything starts; the child starts at the
     first iteration.
     """
-    unknown = sorted(set(options) - set(_DEFAULTS))
+    unknown = sorted(set(options) - _KNOWN)
     if unknown:
         raise TypeError(f"stream() got an unexpected keyword argument {unknown[0]!r}")
     o: Dict[str, Any] = {**_DEFAULTS, **options}
@@ -168,7 +167,7 @@ def stream(args: Argv, *, text: Optional[bool] = None, encoding: Optional[str] =
     if PIPE not in (stdout, stderr):
         raise ValueError("stream() needs stdout or stderr as PIPE: nothing to stream")
     if o["new_session"] is None:
-        o["new_session"] = not o["warm"]
+        o["new_session"] = not o.get("warm", False)
     if not isinstance(o["new_session"], bool):
         raise TypeError(f"new_session must be True, False or None, not {o['new_session']!r}")
     chunk_size = o["chunk_size"]
@@ -184,7 +183,7 @@ def stream(args: Argv, *, text: Optional[bool] = None, encoding: Optional[str] =
     if tp is not None:
         TextStream(tp)                          # an unknown encoding: LookupError now
     data = _encode_input(input, tp)
-    spawn_kw = {k: o[k] for k in _SPAWN_OPTIONS}
+    spawn_kw = {k: v for k, v in options.items() if k in _CHILD}
     spawn_kw.update(stdin=PIPE if input is not None else (DEVNULL if stdin is None else stdin),
                     stdout=stdout, stderr=stderr, new_session=o["new_session"],
                     limit=chunk_size)

@@ -30,6 +30,7 @@ from typing import (Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequ
                     Tuple, Union)
 
 from . import _runopts as opt
+from ._options import SpawnOptions
 from ._pump import Capture, Pump
 from ._results import (DEFAULT_OUTPUT_LIMIT, KILL_GRACE, CompletedProcess, _incremental, _result,
                        run_params)
@@ -254,9 +255,13 @@ def spawn(args: Any, *, executable: Any = None, stdin: Any = None, stdout: Any =
 # spawnkit.aio's hooks: _spawn_raw() starts a child and hands over our pipe
 # ends as raw fds, as the binding's does; _adopt() then returns its Popen.
 _started: Dict[int, Process] = {}
+# spawn()'s defaults for its child options (SpawnOptions).
+_SPAWN_DEFAULTS = {k: v for k, v in (spawn.__kwdefaults__ or {}).items()
+                   if k in SpawnOptions.__annotations__}
 
 
 def _spawn_raw(args: Any, **kw: Any) -> Tuple[int, None, List[Optional[int]]]:
+    kw = {**_SPAWN_DEFAULTS, **kw}                # aio.spawn() passes what it was given
     kw.pop("warm", None)                          # warm only changes speed: cold here
     kw.pop("preload", None)
     kw.pop("new_session", None)                   # every child here has a session of its own

@@ -16,16 +16,20 @@ import select
 import signal
 import subprocess
 import threading
-from typing import (IO, Any, Dict, Iterable, List, Mapping, Optional, Sequence,
+from typing import (IO, TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Sequence,
                     Set, Tuple, Union)
 
 from ._errors import StaleTemplateError, error_from_errno, lost_status_error
 from ._ffi import ffi, lib
 from ._cache import REMAKES, template_cache
 from ._template import StrOrBytesPath, Template, _search_path
+from ._options import SpawnOptions, check_keywords
 from ._runopts import pass_fds as check_pass_fds
 from ._runopts import stdio_fd
 from ._tree import kill_tree as _kill_tree
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = ["PIPE", "STDOUT", "DEVNULL", "Process", "spawn"]
 
@@ -279,6 +283,17 @@ def _cleanup() -> None:
             _active.remove(p)
 
 
+def _close_files(*files: Optional[IO[Any]]) -> None:
+    """Close each file given, in order; a child that stopped reading makes
+    flushing stdin fail with BrokenPipeError, which is no error here."""
+    for f in files:
+        if f is not None:
+            try:
+                f.close()
+            except BrokenPipeError:
+                pass
+
+
 class Process:
     """A started child: subprocess.Popen's interface, driven by a pidfd.
 
@@ -432,12 +447,7 @@ class Process:
 
     def close(self) -> None:
         """Close our pipe ends (not the child); reap it if it has ended."""
-        for f in (self.stdin, self.stdout, self.stderr):
-            if f is not None:
-                try:
-                    f.close()
-                except BrokenPipeError:
-                    pass
+        _close_files(self.stdin, self.stdout, self.stderr)
         try:
             self.poll()
         except ChildProcessError:
@@ -448,12 +458,7 @@ class Process:
 
     def __exit__(self, *exc: object) -> None:
         try:
-            for f in (self.stdout, self.stderr, self.stdin):
-                if f is not None:
-                    try:
-                        f.close()
-                    except BrokenPipeError:
-                        pass
+            _close_files(self.stdout, self.stderr, self.stdin)   # Popen's order
         finally:
             self.wait()
 
@@ -562,17 +567,8 @@ def _spawn_raw(args: Argv, *, executable: Optional[StrOrBytesPath] = None,
     return pid, pidfd_p[0], setup.parent_fds
 
 
-def spawn(args: Argv, *, executable: Optional[StrOrBytesPath] = None,
-          stdin: FileSpec = None, stdout: FileSpec = None, stderr: FileSpec = None,
-          cwd: Union[None, StrOrBytesPath, int] = None,
-          env: Optional[Mapping[Any, Any]] = None,
-          pass_fds: Sequence[int] = (), inherit_fds: bool = False,
-          signal_mask: Optional[Iterable[int]] = None,
-          default_signals: Iterable[int] = (), restore_signals: bool = True,
-          text: bool = False, encoding: Optional[str] = None,
-          errors: Optional[str] = None,
-          template: Optional[Template] = None, warm: bool = False,
-          preload: Optional[Sequence[str]] = None, new_session: bool = False) -> Process:
+def spawn(args: Argv, *, text: bool = False, encoding: Optional[str] = None,
+          errors: Optional[str] = None, **options: Unpack[SpawnOptions]) -> Process:
     """Start `args` (argv list; args[0] is resolved over PATH unless it has
     a "/", or `executable` names the program) and return its Process.
 
@@ -597,16 +593,14 @@ def spawn(args: Argv, *, executable: Optional[StrOrBytesPath] = None,
         Process.kill_tree() signals whole, and no controlling terminal
         (opening /dev/tty fails with ENXIO instead of waiting on a prompt).
         Such a spawn never runs warm.
+    The options and their defaults are _spawn_raw()'s (SpawnOptions).
     """
-    pid, pidfd, fds = _spawn_raw(args, executable=executable, stdin=stdin,
-                                 stdout=stdout, stderr=stderr, cwd=cwd, env=env,
-                                 pass_fds=pass_fds, inherit_fds=inherit_fds,
-                                 signal_mask=signal_mask, default_signals=default_signals,
-                                 restore_signals=restore_signals, template=template,
-                                 warm=warm, preload=preload, new_session=new_session)
+    check_keywords("spawn", options, SpawnOptions)
+    pid, pidfd, fds = _spawn_raw(args, **options)
     try:
         return Process(args, pid, pidfd, fds, text=bool(text or encoding or errors),
-                       encoding=encoding, errors=errors, new_session=new_session)
+                       encoding=encoding, errors=errors,
+                       new_session=options.get("new_session", False))
     except BaseException:
         for fd in fds:
             if fd is not None:

@@ -41,20 +41,11 @@ if TYPE_CHECKING:
 
     from typing_extensions import Unpack
 
-    class _Options(opt.ChildOptions, total=False):
-        input: Union[None, bytes, str]
-        timeout: Optional[float]
-        no_output_timeout: Optional[float]
-        wait_delay: Optional[float]
-        capture_output: bool
-        output_limit: Optional[int]
+    from ._options import RunOptions
+
+    class _Options(RunOptions, total=False):
+        """run()'s options besides those aio.run() takes too."""
         truncation_marker: bool
-        stdin: Any
-        stdout: Any
-        stderr: Any
-        check: bool
-        kill_grace: float
-        new_session: Optional[bool]
         rlimits: Optional[opt.RlimitsArg]
         umask: Optional[int]
         cgroup: Union[None, int, StrOrBytesPath]

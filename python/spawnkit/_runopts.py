@@ -8,35 +8,15 @@ import errno
 import math
 import os
 import resource
-from typing import (TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Mapping, Optional,
-                    Sequence, Tuple, Union)
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
-__all__ = ["ChildOptions", "RlimitsArg", "check_bool", "check_callback", "cgroup_fd", "milliseconds",
+__all__ = ["RlimitsArg", "check_bool", "check_callback", "cgroup_fd", "milliseconds",
            "pass_fds", "pty_size", "rlimits", "stdio_fd", "umask"]
 
 #: Milliseconds treated as no limit at all (about 11.5 days).
 _FOREVER_MS = 10 ** 9
 
 RlimitsArg = Mapping[Union[str, int], Union[int, Tuple[int, int]]]
-
-if TYPE_CHECKING:
-    from typing_extensions import TypedDict
-
-    from ._template import StrOrBytesPath
-
-    class ChildOptions(TypedDict, total=False):
-        """The spawn options run() and aio.stream() take as spawn() does
-        (a base of their keyword TypedDicts, for the overloads)."""
-        cwd: Union[None, StrOrBytesPath, int]
-        env: Optional[Mapping[Any, Any]]
-        executable: Optional[StrOrBytesPath]
-        pass_fds: Sequence[int]
-        inherit_fds: bool
-        signal_mask: Optional[Iterable[int]]
-        default_signals: Iterable[int]
-        restore_signals: bool
-        warm: bool
-        preload: Optional[Sequence[str]]
 
 # RLIMIT_* by name and by number, as this platform's resource module has them.
 _RLIMIT_NAMES: Dict[str, int] = {n: getattr(resource, n) for n in dir(resource)

@@ -330,12 +330,9 @@ def test_asyncio_exec_and_shell(patched: None) -> None:
 
 FALLBACK: Dict[str, Tuple[Dict[str, Any], str]] = {
     "preexec_fn": ({"preexec_fn": lambda: None}, "preexec_fn"),
-    "start_new_session": ({"start_new_session": True}, "start_new_session"),
-    "process_group": ({"process_group": 0}, "process_group"),
     "user": ({"user": os.getuid()}, "user"),
     "group": ({"group": os.getgid()}, "group"),
     "extra_groups": ({"extra_groups": os.getgroups()}, "extra_groups"),
-    "umask": ({"umask": 0o27}, "umask"),
 }
 
 
@@ -347,12 +344,14 @@ def test_fallback_option_is_honoured_by_stock(tmp: Path, patched: None, name: st
     assert_fallback(s, reason)
 
 
-def test_fallback_session_and_umask_take_effect(patched: None) -> None:
+def test_fallback_keeps_the_routable_options(patched: None) -> None:
+    """A call that goes to stock for one option still gets the others."""
     out = subprocess.run([sys.executable, "-c",
                           "import os; print(os.getsid(0) == os.getpid(), oct(os.umask(0)))"],
-                         start_new_session=True, umask=0o27, capture_output=True, text=True)
+                         start_new_session=True, umask=0o27, preexec_fn=lambda: None,
+                         capture_output=True, text=True)
     assert out.stdout.split() == ["True", "0o27"]
-    assert compat.stats()["reasons"] == {"start_new_session": 1}
+    assert compat.stats()["reasons"] == {"preexec_fn": 1}
 
 
 def test_instrumented_stock_internals_are_used(patched: None) -> None:
@@ -459,9 +458,9 @@ def test_unpatch_restores_everything() -> None:
 
 def test_stats_shape_reset_and_fork(patched: None) -> None:
     subprocess.run(["true"])
-    subprocess.run(["true"], start_new_session=True)
+    subprocess.run(["true"], preexec_fn=lambda: None)
     s = compat.stats()
-    assert s == {"routed": 1, "fallback": 1, "reasons": {"start_new_session": 1}}
+    assert s == {"routed": 1, "fallback": 1, "reasons": {"preexec_fn": 1}}
     s["routed"] = 99                       # a copy: ours is untouched
     assert compat.stats()["routed"] == 1
     r, w = os.pipe()
@@ -481,11 +480,11 @@ def test_stats_shape_reset_and_fork(patched: None) -> None:
 def test_dump_at_exit(tmp: Path) -> None:
     code = ("import subprocess, spawnkit.compat as c; c.patch_subprocess(); "
             f"c.dump_at_exit({str(tmp)!r}); subprocess.run(['true']); "
-            "subprocess.run(['true'], umask=0)")
+            "subprocess.run(['true'], preexec_fn=lambda: None)")
     p = subprocess.run([sys.executable, "-c", code])
     assert p.returncode == 0
     with open(tmp / f"{_only_json(tmp)}") as f:
-        assert json.load(f) == {"routed": 1, "fallback": 1, "reasons": {"umask": 1}}
+        assert json.load(f) == {"routed": 1, "fallback": 1, "reasons": {"preexec_fn": 1}}
 
 
 def _only_json(d: Path) -> str:
@@ -535,7 +534,8 @@ def test_audit_events_match_stock(tmp: Path, patched: None) -> None:
     def calls() -> None:
         subprocess.run(["true"], cwd=str(tmp), env={"A": "1", "PATH": os.environ["PATH"]})
         subprocess.run("exit 0", shell=True)
-        subprocess.run(["true"], start_new_session=True)
+        subprocess.run(["true"], start_new_session=True, umask=0o22)
+        subprocess.run(["true"], preexec_fn=lambda: None)
         for argv in (["sk-no-such-program"], [str(noexec)]):
             with pytest.raises(OSError):
                 subprocess.run(argv)
@@ -550,7 +550,7 @@ def test_audit_events_match_stock(tmp: Path, patched: None) -> None:
         finally:
             _audit_on.clear()
         logs.append(list(_audit_log))
-    assert len(logs[0]) == 5 and logs[0] == logs[1]
+    assert len(logs[0]) == 6 and logs[0] == logs[1]
 
 
 def test_template_cache_is_bounded(tmp: Path, patched: None,

@@ -14,14 +14,21 @@ Exactness rules, mirroring what _posixsubprocess does in its child:
   close_fds=False keeps every inheritable fd (SPAWNKIT_SPAWN_INHERIT_FDS).
 - cwd: chdir before the program is looked up; restore_signals: SIGPIPE and
   SIGXFSZ back to SIG_DFL; env: the mapping as given, else C environ.
+- umask (>= 0): UMASK with the value's low nine bits, as umask(2) keeps;
+  start_new_session: SETSID; process_group (>= 0): SETPGID, 0 included.
+  In _posixsubprocess's order: chdir, umask, signals, setsid, setpgid (so
+  start_new_session with process_group=0 fails with EPERM, as stock).  A
+  negative umask or process_group is no call at all, as in stock.
 - The program is looked up as exec in the child would: `executable` or
   args[0], with a "/" relative to the child's cwd, else over
   os.get_exec_path(env).
-Anything spawnkit has no action for (preexec_fn, start_new_session,
-process_group, user/group/extra_groups, umask) goes to stock.  So does a
-call whose preparation fails, or whose spawn fails for a reason other than
-"no such program": stock then raises its own error, or succeeds.  The
-preparation has no side effect stock could notice, so handing over is safe.
+Anything spawnkit has no action for (preexec_fn, user/group/extra_groups)
+goes to stock, and so does a value stock rejects in its own way (a umask or
+process_group that is no C int).  So does a call whose preparation fails,
+or whose spawn fails for a reason other than "no such program" (setsid or
+setpgid refused, say): stock then raises its own error, or succeeds.  The
+preparation has no side effect stock could notice, and a child whose
+action failed is reaped before it could exec, so handing over is safe.
 """
 from __future__ import annotations
 
@@ -96,18 +103,34 @@ def _unsupported(a: Dict[str, Any]) -> Optional[str]:
         return "stock-internals-replaced"     # someone instruments stock: let it run
     if a.get("preexec_fn") is not None:
         return "preexec_fn"
-    if a.get("start_new_session"):
-        return "start_new_session"
-    pg = a.get("process_group", -1)
-    if pg is not None and pg != -1:
-        return "process_group"
     for name in ("uid", "gid", "gids"):
         if a.get(name) is not None:
             return {"uid": "user", "gid": "group", "gids": "extra_groups"}[name]
-    um = a.get("umask", -1)
-    if um is not None and um >= 0:
-        return "umask"
     return None
+
+
+_INT_MIN, _INT_MAX = -(1 << 31), (1 << 31) - 1
+
+
+def _c_int(a: Dict[str, Any], name: str) -> int:
+    """Stock's int option (-1: not given; absent before its Python version).
+    A value _posixsubprocess would not take as a C int (TypeError,
+    OverflowError there) goes to stock, which raises it its way."""
+    v = a.get(name, -1)
+    if not isinstance(v, int) or not _INT_MIN <= v <= _INT_MAX:
+        raise _Fallback(name + "-value")
+    return v
+
+
+def _attrs(a: Dict[str, Any]) -> Tuple[int, bool, int]:
+    """(umask, start_new_session, process_group) as stock's child uses them:
+    umask and process_group < 0 mean no call."""
+    um = _c_int(a, "umask")
+    pg = _c_int(a, "process_group")
+    sns = a.get("start_new_session", False)
+    if sns is not None and not isinstance(sns, int):
+        raise _Fallback("start_new_session-value")   # whatever its truth says: stock's
+    return um, bool(sns), pg
 
 
 def _fd_flags(fd: int) -> int:
@@ -203,15 +226,21 @@ def _stdio(plan: _Plan, fds: Tuple[int, int, int]) -> None:
         replaced.add(target)
 
 
-def _stock_would_posix_spawn(a: Dict[str, Any], executable: Any) -> bool:
+def _stock_would_posix_spawn(a: Dict[str, Any], executable: Any,
+                             attrs: Tuple[int, bool, int]) -> bool:
     """Stock's condition for os.posix_spawn(), which passes os.environ
     rather than the C environ when env is None (they differ if C code
-    called setenv())."""
+    called setenv()).  3.13 takes close_fds=True there too, where
+    posix_spawn can close them (_HAVE_POSIX_SPAWN_CLOSEFROM)."""
+    um, sns, pg = attrs
     return bool(getattr(subprocess, "_USE_POSIX_SPAWN", False)
                 and os.path.dirname(executable)
-                and not a["close_fds"] and not a["pass_fds"] and a["cwd"] is None
+                and (not a["close_fds"]
+                     or getattr(subprocess, "_HAVE_POSIX_SPAWN_CLOSEFROM", False))
+                and not a["pass_fds"] and a["cwd"] is None
                 and all(fd == -1 or fd > 2
-                        for fd in (a["p2cread"], a["c2pwrite"], a["errwrite"])))
+                        for fd in (a["p2cread"], a["c2pwrite"], a["errwrite"]))
+                and not sns and pg == -1 and um < 0)
 
 
 def _envp(plan: _Plan, env: Any) -> Any:
@@ -229,6 +258,7 @@ def _envp(plan: _Plan, env: Any) -> Any:
 
 
 def _prepare(a: Dict[str, Any], plan: _Plan) -> Tuple[Any, ...]:
+    attrs = um, sns, pg = _attrs(a)
     shell = a["shell"]
     args = _argv(a["args"], shell)
     if not args:
@@ -259,9 +289,15 @@ def _prepare(a: Dict[str, Any], plan: _Plan) -> Tuple[Any, ...]:
             raise _Fallback("cwd-error")
         plan.actions.append((lib.SPAWN_TEMPLATE_ACTION_FCHDIR, 0, dirfd, 0, 0))
         cwd_b = os.path.abspath(cwd_b)
+    if um >= 0:
+        plan.actions.append((lib.SPAWN_TEMPLATE_ACTION_UMASK, 0, um & 0o777, 0, 0))
     if a["restore_signals"]:
         plan.actions.append((lib.SPAWN_TEMPLATE_ACTION_SIGDEFAULT, 0, 0, 0,
                              _sigset_arg(_RESTORED)))
+    if sns:
+        plan.actions.append((lib.SPAWN_TEMPLATE_ACTION_SETSID, 0, 0, 0, 0))
+    if pg >= 0:
+        plan.actions.append((lib.SPAWN_TEMPLATE_ACTION_SETPGID, 0, pg, 0, 0))
     pass_fds = sorted(set(int(fd) for fd in a["pass_fds"]))
     high = []
     for fd in pass_fds:
@@ -284,7 +320,7 @@ def _prepare(a: Dict[str, Any], plan: _Plan) -> Tuple[Any, ...]:
     elif not a["close_fds"] and not pass_fds:
         flags = lib.SPAWNKIT_SPAWN_INHERIT_FDS
     env = a["env"]
-    if env is None and _stock_would_posix_spawn(a, executable):
+    if env is None and _stock_would_posix_spawn(a, executable, attrs):
         env = os.environ
     envp = _envp(plan, env)
 
