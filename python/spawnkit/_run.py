@@ -590,8 +590,11 @@ def _completed(args: Any, returncode: int, why: int,
 _run_options.__name__ = _run_options.__qualname__ = "run"
 
 
-# The signature help() and inspect show: _run_options' (every option).
+# The signature help() and inspect show, and the defaults aio.run() takes
+# from run.__kwdefaults__: _run_options' (every option).  run() itself has
+# no keyword-only parameters, so the call never reads them.
 setattr(run, "__signature__", inspect.signature(_run_options))
+setattr(run, "__kwdefaults__", _run_options.__kwdefaults__)
 
 
 class _Argv:
