@@ -643,7 +643,10 @@ def _run_defaults(args: Argv) -> CompletedProcess[bytes]:
     if kind is not list and kind is not tuple:
         return _run_options(args)
     key: Tuple[str, ...] = tuple(seq)
-    entry = _ARGVS.get(key)
+    try:
+        entry = _ARGVS.get(key)
+    except TypeError:                       # an unhashable element: not an argv
+        return _run_options(args)
     if entry is None:
         if not key or any(type(a) is not str for a in key):
             return _run_options(args)

@@ -86,6 +86,8 @@ def test_errors_match_the_checked_path(tmp_path: Path) -> None:
         spawnkit.run(["/bin/echo", "a\0b"])
     with pytest.raises(ValueError):
         spawnkit.run([])
+    with pytest.raises(TypeError, match="expected str, bytes or os.PathLike object, not list"):
+        spawnkit.run([["/bin/true"]])           # type: ignore[list-item]
     with pytest.raises(TypeError, match=r"run\(\) got an unexpected keyword argument 'tiemout'"):
         spawnkit.run(["/bin/true"], tiemout=1)  # type: ignore[call-overload]
 
