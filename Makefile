@@ -71,7 +71,7 @@ $(B)/%.o: %.S
 	$(CC) $(CPPFLAGS_ALL) -c -o $@ $<
 
 # The warm interpreter's bootstrap is assembled into the library (.incbin).
-$(B)/src/warm/blob.o: src/warm/bootstrap.py
+$(B)/src/warm/blob.o: src/warm/bootstrap.py src/warm/importcache.py
 
 $(B)/libspawnkit.a: $(LIB_OBJS)
 	@rm -f $@

@@ -6,6 +6,10 @@
  *                              kernel backend (and posix_spawn for scale)
  *   kbench batch ROUNDS K      batch per-entry cost: kernel vs emulator
  *   kbench wis ROUNDS MS       will-it-scale style access/stat/fstat ops/s
+ *   kbench lookup ROUNDS N     path lookup: stat() of an 8-component and a
+ *                              2-component path on tmpfs, the first also as
+ *                              user nobody (ns/stat), and mdu over a tree of
+ *                              64 x 64 files (ns/entry)
  *
  * Methods are interleaved inside every round, so a slow phase of the
  * (emulated, shared) machine hits all of them alike; each prints
@@ -14,8 +18,10 @@
  * as a fast one.  Absolute times under QEMU/TCG mean little; compare the
  * ratios.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -291,13 +297,155 @@ static void bench_wis(int rounds, int ms)
 	unlink(path);
 }
 
+/* ---- path lookup: stat() loops and mdu ----------------------------------- */
+
+#define LOOKUP_ROOT	"/tmp/kbench-lookup"
+/* 8 components: every directory from / down to d5 is searched once */
+#define LOOKUP_DEEP	LOOKUP_ROOT "/d1/d2/d3/d4/d5/f"
+#define LOOKUP_SHALLOW	"/tmp/kbench-lookup-f"
+#define TREE_DIRS	64
+#define TREE_FILES	64
+
+static void make_file(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		die(path, errno);
+	close(fd);
+}
+
+static void make_dir(const char *path)
+{
+	if (mkdir(path, 0755) && errno != EEXIST)
+		die(path, errno);
+}
+
+/* The stat() targets and the tree mdu walks: directories 0755, files 0644. */
+static void lookup_setup(void)
+{
+	char path[256];
+	int d, f, n;
+
+	n = snprintf(path, sizeof(path), "%s", LOOKUP_ROOT);
+	make_dir(path);
+	for (d = 1; d <= 5; d++) {
+		n += snprintf(path + n, sizeof(path) - n, "/d%d", d);
+		make_dir(path);
+	}
+	make_file(LOOKUP_DEEP);
+	make_file(LOOKUP_SHALLOW);
+	make_dir(LOOKUP_ROOT "/tree");
+	for (d = 0; d < TREE_DIRS; d++) {
+		snprintf(path, sizeof(path), "%s/tree/%02d", LOOKUP_ROOT, d);
+		make_dir(path);
+		for (f = 0; f < TREE_FILES; f++) {
+			snprintf(path, sizeof(path), "%s/tree/%02d/f%02d", LOOKUP_ROOT, d, f);
+			make_file(path);
+		}
+	}
+}
+
+static double stat_round(const char *path, int n)
+{
+	double t0 = now_ns();
+	struct stat st;
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (stat(path, &st))
+			die(path, errno);
+	return (now_ns() - t0) / n;
+}
+
+/*
+ * The same loop as user nobody, in a child: not the owner of any directory
+ * on the way, so the DAC check goes past the owner test (and on a kernel
+ * with POSIX ACLs, looks for an ACL) on every component.
+ */
+static double stat_round_nobody(const char *path, int n)
+{
+	double v = -1;
+	int p[2], st;
+	pid_t pid;
+
+	if (pipe(p))
+		die("pipe", errno);
+	pid = fork();
+	if (pid < 0)
+		die("fork", errno);
+	if (pid == 0) {
+		if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
+		    setresuid(65534, 65534, 65534))
+			_exit(1);
+		v = stat_round(path, n);
+		_exit(write(p[1], &v, sizeof(v)) == sizeof(v) ? 0 : 1);
+	}
+	close(p[1]);
+	if (read(p[0], &v, sizeof(v)) != sizeof(v) || waitpid(pid, &st, 0) != pid ||
+	    !WIFEXITED(st) || WEXITSTATUS(st))
+		die("stat loop as nobody", ECHILD);
+	close(p[0]);
+	return v;
+}
+
+/* One `mdu -j1 -b tree` run, its output to /dev/null: ns per entry walked. */
+static double mdu_round(const char *mdu)
+{
+	char *argv[] = { "mdu", "-j1", "-b", LOOKUP_ROOT "/tree", NULL };
+	posix_spawn_file_actions_t fa;
+	double t0 = now_ns();
+	pid_t pid;
+	int r;
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	r = posix_spawn(&pid, mdu, &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (r)
+		die(mdu, r);
+	check_exit0(pid, "mdu");
+	return (now_ns() - t0) / (1 + TREE_DIRS * (1 + TREE_FILES));
+}
+
+static void bench_lookup(int rounds, int n)
+{
+	const char *mdu = getenv("KBENCH_MDU") ? getenv("KBENCH_MDU") : "../build/bin/mdu";
+	struct series deep = { .name = "deep" }, shallow = { .name = "shallow" };
+	struct series other = { .name = "deep, nobody" };
+	struct series walk = { .name = "mdu" };
+	char how[200];
+	int r;
+
+	lookup_setup();
+	for (r = 0; r < rounds; r++) {
+		deep.v[deep.n++] = stat_round(LOOKUP_DEEP, n);
+		shallow.v[shallow.n++] = stat_round(LOOKUP_SHALLOW, n);
+		other.v[other.n++] = stat_round_nobody(LOOKUP_DEEP, n);
+		walk.v[walk.n++] = mdu_round(mdu);
+	}
+	snprintf(how, sizeof(how),
+		 "(%d rounds x %d stats per path and one mdu -j1 -b run over %d entries, "
+		 "interleaved; ratio: over the 8-component stat as root)", rounds, n,
+		 1 + TREE_DIRS * (1 + TREE_FILES));
+	header("path lookup on tmpfs", how);
+	summarize(&deep);
+	summarize(&shallow);
+	summarize(&walk);
+	summarize(&other);
+	row("stat(), 8 components", &deep, "ns/stat", NULL);
+	row("stat(), 2 components", &shallow, "ns/stat", &deep);
+	row("stat(), 8 components, as nobody", &other, "ns/stat", &deep);
+	row("mdu -j1 -b, 64 dirs x 64 files", &walk, "ns/entry", NULL);
+}
+
 int main(int argc, char **argv)
 {
 	int rounds = argc > 2 ? atoi(argv[2]) : 5;
 	int n = argc > 3 ? atoi(argv[3]) : 0;
 
 	if (argc < 2 || rounds < 1 || rounds > MAX_ROUNDS) {
-		fprintf(stderr, "usage: kbench spawn|batch|wis ROUNDS [N]\n");
+		fprintf(stderr, "usage: kbench spawn|batch|wis|lookup ROUNDS [N]\n");
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -307,6 +455,8 @@ int main(int argc, char **argv)
 		bench_batch(rounds, n > 0 ? n : 2000);
 	else if (!strcmp(argv[1], "wis"))
 		bench_wis(rounds, n > 0 ? n : 300);
+	else if (!strcmp(argv[1], "lookup"))
+		bench_lookup(rounds, n > 0 ? n : 2000);
 	else {
 		fprintf(stderr, "kbench: unknown benchmark %s\n", argv[1]);
 		return 2;

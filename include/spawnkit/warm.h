@@ -20,6 +20,7 @@
  *   SPAWNKIT_WARM_MAX_CALLS  calls after which it is restarted (2000)
  *   SPAWNKIT_WARM_MAX_AGE    seconds after which it is restarted (600)
  *   SPAWNKIT_WARM_TIMEOUT    seconds to wait for it to start or answer (30)
+ *   SPAWNKIT_WARM_IMPORT_CACHE=0  no import cache in the interpreter (docs/warm.md)
  *   SPAWNKIT_WARM_TEST_DIE   tests only: request, clone, garbage, stall or reply,
  *                            the step at which the interpreter misbehaves
  *

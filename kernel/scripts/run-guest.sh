@@ -4,13 +4,14 @@
 # Builds (or reuses) the patched kernel, builds the series' selftests (and for
 # bench the bench/kernel programs) statically against the patched UAPI
 # headers, packs the initramfs and boots it (scripts/boot.sh).  Exit status:
-# the guest's.
+# the guest's.  KERNEL_BZIMAGE=CACHE/linux-*/bzImage boots a kernel already
+# built there (another series, to compare) instead of building this one.
 set -eu
 mode=$1 gb=$2
 here=$(cd "$(dirname "$0")/.." && pwd)
 top=$(cd "$here/.." && pwd)
 
-bz=$(sh "$here/scripts/build-kernel.sh" | tail -n 1)
+bz=${KERNEL_BZIMAGE:-$(sh "$here/scripts/build-kernel.sh" | tail -n 1)}
 kdir=$(dirname "$bz")
 ksrc=$kdir/src
 kout=$kdir/build
@@ -25,7 +26,7 @@ sh "$here/scripts/check-uapi.sh" "$kout/usr/include"
 # Makefile builds (TEST_GEN_FILES), next to the tests that start them.
 st=$gb/selftests
 rm -rf "$st"; mkdir -p "$st"
-for d in spawn_template batch; do
+for d in spawn_template batch filesystems/lookup_perm; do
 	for c in "$ksrc"/tools/testing/selftests/$d/*.c; do
 		[ -f "$c" ] || continue
 		$CC $KCFLAGS -I "$ksrc/tools/testing/selftests" -o "$st/$(basename "$c" .c)" "$c" -lpthread

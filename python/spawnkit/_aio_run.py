@@ -36,11 +36,10 @@ else:
 __all__ = ["run", "seconds", "sweep_session", "TextStream"]
 
 _POLL_MAX = 0.05       # the longest sleep between exit polls without a pidfd
-#: The defaults of the options run() and aio.run() share are run()'s, but
-#: for output_limit: aio.run() keeps all the output unless told otherwise.
+#: The defaults of the options run() and aio.run() share are run()'s
+#: (output_limit included: 1 MiB, as in Node's run()), so they cannot drift.
 _DEFAULTS: Dict[str, Any] = {k: v for k, v in (_sync_run.__kwdefaults__ or {}).items()
                              if k in RunOptions.__annotations__}
-_DEFAULTS["output_limit"] = None
 OnOutput = Optional[Callable[[Any], object]]
 
 
@@ -290,8 +289,8 @@ async def run(args: Argv, *, text: Optional[bool] = None, encoding: Optional[str
               **options: Unpack[RunOptions]) -> CompletedProcess[Any]:
     """spawnkit.run() for asyncio: same arguments, result and exceptions.
     Cancelling the task kills the child's whole tree.  warm: as run().
-    The options (RunOptions) and their defaults are run()'s, but for
-    output_limit (None: all the output is kept); rlimits, umask, cgroup,
+    The options (RunOptions) and their defaults are run()'s, output_limit
+    included (1 MiB; None keeps all the output); rlimits, umask, cgroup,
     pty and truncation_marker are run()'s alone.
 
     new_session: the child starts in a session of its own (the default,

@@ -1,6 +1,6 @@
 """The keyword lists shared by the sync and aio layers (spawnkit/_options.py):
 spawn() and aio.spawn() take _spawn_raw()'s options, aio.run() takes run()'s
-with run()'s defaults (but output_limit), and a keyword none of them takes
+with run()'s defaults (output_limit included), and a keyword none of them takes
 is the TypeError Python itself raises, before anything starts."""
 import asyncio
 import inspect
@@ -31,12 +31,16 @@ def test_aio_run_defaults_are_runs() -> None:
     shared = set(_options.RunOptions.__annotations__)
     assert shared <= set(run_defaults)
     assert set(_aio_run._DEFAULTS) == shared
-    for k in shared - {"output_limit"}:
+    for k in shared:
         assert _aio_run._DEFAULTS[k] == run_defaults[k], k
-    assert _aio_run._DEFAULTS["output_limit"] is None
-    # what aio.run() does keep: every byte past run()'s 1 MiB default
+    assert _aio_run._DEFAULTS["output_limit"] == 1 << 20
+    # what aio.run() keeps by default: run()'s 1 MiB, head and tail, and
+    # the count of what it dropped
     big = 3 << 19
     r = asyncio.run(aio.run(["head", "-c", str(big), "/dev/zero"]))
+    assert len(r.stdout) == 1 << 20
+    assert r.stdout_dropped == big - (1 << 20)
+    r = asyncio.run(aio.run(["head", "-c", str(big), "/dev/zero"], output_limit=None))
     assert len(r.stdout) == big
 
 

@@ -300,3 +300,51 @@ print(" ".join(kids))
     pids = [int(p) for p in r.stdout.split()]
     assert len(pids) == 1, r
     assert wait_dead(pids, timeout=10)
+
+
+# sys.getallocatedblocks() across `import json`: running json's module bodies
+# allocates hundreds of blocks (600 or more); the import cache's restore of
+# the recorded modules a few dozen (docs/warm.md, "The import cache").  With
+# this venv's interpreter and Debian's (whose start-up has no re loaded).
+BLOCKS = ("import sys\n{pre}\nb = sys.getallocatedblocks()\nimport json\n"
+          "print(sys.getallocatedblocks() - b, json.dumps([1]))")
+CACHE_PYS = sorted({PY} | ({os.path.realpath("/usr/bin/python3")}
+                           if os.path.exists("/usr/bin/python3") else set()))
+
+
+def import_blocks(py: str, cwd: Path, pre: str = "", warm: bool = True) -> int:
+    r = spawnkit.run([py, "-c", BLOCKS.format(pre=pre)], warm=warm, cwd=str(cwd),
+                     capture_output=True)
+    assert r.returncode == 0, r.stderr
+    n, out = r.stdout.split()
+    assert out == b"[1]"
+    return int(n)
+
+
+@pytest.mark.parametrize("py", CACHE_PYS)
+def test_import_cache_restores_json_without_running_it(py: str, tmp_path: Path) -> None:
+    assert import_blocks(py, tmp_path, warm=False) > 300
+    before = spawnkit.warm_stats()
+    assert import_blocks(py, tmp_path) < 150
+    assert delta(before, "warm_spawns") == 1
+    # re imported (and a pattern compiled) first: json on top of it, from
+    # the cache still (recorded after re's closure, or re loaded at start)
+    assert import_blocks(py, tmp_path, "import re; re.compile('x+')") < 150
+
+
+@pytest.mark.parametrize("py", CACHE_PYS)
+def test_import_cache_not_used_when_the_cold_import_could_differ(
+        py: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a module of json's closure imported by the tool first
+    assert import_blocks(py, tmp_path, "import _json") > 300
+    # json shadowed by a json.py in front of sys.path (here the cwd, -c)
+    (tmp_path / "json.py").write_text("print('shadow')\ndef dumps(o): return repr(o)\n")
+    r = spawnkit.run([py, "-c", "import json; print(json.dumps([1]))"], warm=True,
+                     cwd=str(tmp_path), capture_output=True)
+    assert r.stdout == b"shadow\n[1]\n"
+    # turned off: the warm interpreter records nothing
+    monkeypatch.setenv("SPAWNKIT_WARM_IMPORT_CACHE", "0")
+    spawnkit.warm_shutdown()
+    other = tmp_path / "other"
+    other.mkdir()
+    assert import_blocks(py, other) > 300

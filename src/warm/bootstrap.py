@@ -4,9 +4,10 @@ if sys.argv[4:5] != [""]:                   # preload (opt-in, visible): part of
         __import__(_m)
     del _m
 _BASE = frozenset(sys.modules)
+_BASE_PIC = frozenset(sys.path_importer_cache)
 # spawnkit warm interpreter (src/warm/bootstrap.py).  libspawnkit starts it
-# as `PYTHON [flags] -c <this file> <caller pid> <main thread> <idle s> <preload>
-# [<test step to die at>]`
+# as `PYTHON [flags] -c <importcache.py + this file> <caller pid> <main thread>
+# <idle s> <preload> <import cache 1|0> [<test step to die at>]`
 # with fd 3 a SOCK_SEQPACKET socket to the caller.  It uses only the standard
 # library: spawnkit need not be installed in the interpreter it warms.  Each
 # request becomes one tool process, created with clone(CLONE_PARENT) so the
@@ -17,21 +18,32 @@ _BASE = frozenset(sys.modules)
 
 
 def _boot():
-    import posix
-    import _signal
-    import _socket
-    import io
-    import gc
-    import atexit
-    import ctypes
-    import fcntl
-    import os
+    # Our own imports register no ABCs: a registration moves the global
+    # abc.get_cache_token() for good (under -S, os brings its own
+    # _collections_abc, whose registrations a cold start without os lacks).
+    abcmeta = sys.modules["abc"].ABCMeta
+    register = abcmeta.__dict__["register"]
+    abcmeta.register = lambda cls, subclass: subclass
+    try:
+        import posix
+        import _signal
+        import _socket
+        import io
+        import gc
+        import atexit
+        import ctypes
+        import fcntl
+        import os
+        import _thread  # noqa: F401 - the import cache checks its thread count
+    finally:
+        abcmeta.register = register
 
     G = globals()
     MAIN_INIT = [(k, G[k]) for k in ("__name__", "__doc__", "__package__", "__loader__",
                                      "__spec__", "__annotations__", "__builtins__") if k in G]
     caller, main_thread, idle = int(sys.argv[1]), sys.argv[2] == "1", float(sys.argv[3])
-    die = sys.argv[5] if len(sys.argv) > 5 else ""
+    use_ic = sys.argv[5] == "1"
+    die = sys.argv[6] if len(sys.argv) > 6 else ""
     if sys.path[:1] == [""]:
         del sys.path[0]                     # our cwd is "/"; put back per call
     path0_added = not getattr(sys.flags, "safe_path", sys.flags.isolated)
@@ -117,6 +129,25 @@ def _boot():
         if f:
             watch.append(f)
 
+    # the import cache: recorded now, used only by the tools (importcache.py);
+    # its modules' files are watched too
+    ic_cache, ic_snap = {}, None
+    if use_ic and "abc" in _BASE:
+        try:
+            ic_cache, _skipped, ic_snap = _ic_build(_BASE)
+        except Exception as e:  # noqa: BLE001 - what is loaded may not be the cold state
+            send_hello(False, "import cache: %s: %s" % (type(e).__name__, e), [])
+            return
+    for entry in [e for es in ic_cache.values() for e in es]:
+        for _n, m in entry[0]:
+            f = getattr(m, "__file__", None)
+            if f and f not in watch:
+                watch.append(f)
+    for f in (sys.stdout, sys.stderr):     # start-up output still in a buffer
+        try:                                # is start-up output too (interp.c)
+            f.flush()
+        except Exception:  # noqa: BLE001
+            pass
     send_hello(True, sys.version.split()[0], watch)
     dn = posix.open("/dev/null", posix.O_RDWR)
     posix.dup2(dn, 1)
@@ -337,10 +368,17 @@ def _boot():
                     delattr(sys.modules[parent], leaf)
                 except AttributeError:
                     pass
+        # the importer cache: the cold start's entries (not the bootstrap's
+        # imports'), in its order; PathFinder.invalidate_caches() drops the
+        # None ones (a missing python3X.zip), which a cold start has
+        pic = sys.path_importer_cache
+        pic_base = [(p, f) for p, f in pic.items() if p in _BASE_PIC]
         for finder in sys.meta_path:
             inv = getattr(finder, "invalidate_caches", None)
             if inv is not None:
                 inv()
+        pic.clear()
+        pic.update(pic_base)
         if "random" in sys.modules:
             sys.modules["random"].seed()
         # gc stays frozen: unfreezing makes the next full collection walk (and
@@ -383,6 +421,10 @@ def _boot():
             if path0_added:
                 sys.path.insert(0, os.getcwd())
         rebuild_stdio()
+        if ic_cache:
+            bs = sys.modules["_frozen_importlib"]
+            bs._find_and_load = _ic_hook(ic_cache, ic_snap, bs._find_and_load,
+                                         sys.modules["_frozen_importlib_external"].PathFinder)
         status = 0
         try:
             if mode == 0:

@@ -192,7 +192,7 @@ int warm_interp_start(struct warm_interp *w, const char *path, char *const argv[
 	struct spawn_template_sigset none;
 	struct spawnkit_template *t = NULL;
 	int sv[2] = { -1, -1 }, out[2] = { -1, -1 }, devnull, root, scratch, i, n = 0, ret;
-	const char *die;
+	const char *die, *ic;
 	char pidbuf[24], idlebuf[32], *args[WARM_MAX_FLAGS + 10], **envp = NULL, *msg = NULL;
 	ssize_t len;
 	pid_t pid;
@@ -252,6 +252,10 @@ int warm_interp_start(struct warm_interp *w, const char *path, char *const argv[
 	args[i++] = syscall(SYS_gettid) == getpid() ? "1" : "0";
 	args[i++] = idlebuf;
 	args[i++] = (char *)(c->preload ? c->preload : "");
+	/* the import cache (importcache.py); SPAWNKIT_WARM_IMPORT_CACHE=0 turns
+	 * it off, for measuring it (bench/warm) */
+	ic = getenv("SPAWNKIT_WARM_IMPORT_CACHE");
+	args[i++] = (ic && !strcmp(ic, "0")) ? "0" : "1";
 	die = getenv("SPAWNKIT_WARM_TEST_DIE");	/* tests/warm/robust.py */
 	if (die && *die)
 		args[i++] = (char *)die;

@@ -99,6 +99,25 @@ def cases():
     add("flags-I-code", ["-I", "-c", "import sys; print(sys.path, sys.flags.isolated)"])
     # nothing leaks between calls: the second run of each pair sees a fresh state
     add("mutate", [C("mutate.py")])
+    # the import cache (docs/warm.md): sys.modules in the cold order after
+    # each import, whichever comes first; a dependency imported by the tool
+    # first; module state; reload; shadowing by the script's directory, by
+    # sys.path, by PYTHONPATH; flags
+    for order in ("json,re", "re,json", "enum,json", "collections,re", "functools", "os,json",
+                  "argparse,json", "logging,re,json"):
+        add("ic-order-" + order, [C("ic_order.py"), order])
+    add("ic-state", [C("ic_state.py")])
+    add("ic-reload", [C("ic_reload.py")])
+    add("ic-threads", [C("ic_threads.py")])
+    add("ic-shadow-script-dir", [C("shadow/use_re.py")])
+    add("ic-shadow-sys-path", [C("ic_syspath.py")])
+    add("ic-shadow-pythonpath", [C("ic_order.py"), "json,re"], env={"PYTHONPATH": C("shadow_json")})
+    add("ic-shadow-pythonpath-c", [C("ic_order.py"), "re,json"], env={"PYTHONPATH": C("shadow_c")})
+    add("ic-shadow-cwd-c", ["-c", "import re, sys; print(re.__file__.rsplit('/', 2)[-2:], "
+                                  "list(sys.modules)[-3:])"], cwd=C("shadow"))
+    add("ic-module-json-tool", ["-m", "json.tool", "--sort-keys"], input=b'{"b": [1], "a": "x"}')
+    for flags in (["-I"], ["-S"], ["-E"], ["-s"], ["-B"], ["-OO"], ["-X", "frozen_modules=off"]):
+        add("ic-flags" + "".join(flags), flags + [C("ic_order.py"), "json,re"])
     # forms that must run cold, with the reason counted
     # (their output has addresses and times: cold twice, so only the reason)
     add("cold-verbose", ["-v", "-c", "pass"], expect="args", compare=False)
@@ -182,9 +201,13 @@ def probes(py):
                     not l.startswith("finalised"))
     c0, c1, w0, w1 = (lines(r) for r in cold + warm)
     expect_warm = {"frame_back_none": "False", "freeze_count_zero": "False",
-                   "cmdline_has_c": "True False", "environ_has_var": "False"}
+                   "cmdline_has_c": "True False", "environ_has_var": "False",
+                   "find_and_load_wrapped": "True", "json_classes_before_import": "True",
+                   "audit_last_import": "json"}
     expect_cold = {"frame_back_none": "True", "freeze_count_zero": "True",
-                   "cmdline_has_c": "False True", "environ_has_var": "True"}
+                   "cmdline_has_c": "False True", "environ_has_var": "True",
+                   "find_and_load_wrapped": "False", "json_classes_before_import": "False",
+                   "audit_last_import": "json.encoder"}
     for k, v in expect_cold.items():
         if c0.get(k) != v:
             fails.append("probe %s: cold %r, expected %r" % (k, c0.get(k), v))
