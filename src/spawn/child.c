@@ -333,8 +333,10 @@ int sk_child_main(void *arg)
 		if (ret < 0)
 			goto fail;
 		/* and ours goes at exec, even from a template made without
-		 * CLOEXEC: "every fd above 2" */
-		sk_syscall3(SYS_fcntl, xfd, F_SETFD, FD_CLOEXEC);
+		 * CLOEXEC: "every fd above 2" (a hidden one is marked already:
+		 * close_span_keep marks the executable's fd when it spans it) */
+		if (!x.hidden)
+			sk_syscall3(SYS_fcntl, xfd, F_SETFD, FD_CLOEXEC);
 	}
 	/* SIGKILL and SIGSTOP can never be blocked; say so explicitly. */
 	mask &= ~((1ULL << (SIGKILL - 1)) | (1ULL << (SIGSTOP - 1)));

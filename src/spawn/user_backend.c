@@ -328,6 +328,7 @@ static pid_t spawn_common(struct spawnkit_template *t,
 	struct sk_sched_hold hold = { 0, 0 };
 	char *child_stack = stack;
 	size_t stack_size = sizeof(stack);
+	int own = !!(args->flags & SK_SPAWN_OWN);
 	long pid;
 	int ret;
 
@@ -336,14 +337,15 @@ static pid_t spawn_common(struct spawnkit_template *t,
 		if (!actions)
 			return -ENOMEM;
 	}
-	ret = sk_actions_copy_in(args->actions, args->actions_len, actions);
+	ret = sk_actions_copy_in_own(args->actions, args->actions_len, own,
+				     SK_SPAWN_OWN_ARGS(args->flags), actions);
 	if (!ret)
 		ret = sk_actions_check_dirs(actions, (unsigned int)args->actions_len);
 	cgroup_fd = ret ? -1 : sk_actions_cgroup_fd(actions, (unsigned int)args->actions_len);
 	if (cgroup_fd >= 0)
 		ret = sk_actions_check_cgroup(cgroup_fd);
-	/* The pidfd must be storable before a child exists. */
-	if (!ret && !(args->flags & SK_SPAWN_NO_PIDFD))
+	/* The pidfd must be storable before a child exists (our own slot is). */
+	if (!ret && !(args->flags & SK_SPAWN_NO_PIDFD) && !own)
 		ret = sk_copy_out(args->pidfd, &probe, sizeof(probe));
 	if (!ret)
 		ret = sk_creds_check(&t->creds);
