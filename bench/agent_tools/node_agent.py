@@ -58,6 +58,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--child-nice", type=int, default=None,
                    help="diagnostic: renice every tool to N right after its start, in both modes "
                         "(how much of the loop delay is the tools' competition for the CPU)")
+    p.add_argument("--trace", action="store_true",
+                   help="diagnostic: split the loop's slowest ticks into its own CPU time, run-queue "
+                        "wait and blocked time (the loop thread's schedstat; node/bench/loop-trace.js)")
+    p.add_argument("--trivial", action="store_true",
+                   help="diagnostic: every tool replaced by cat of its expected output (the same starts "
+                        "and bytes, no tool CPU)")
     p.add_argument("--node", default=shutil.which("node") or "node")
     p.add_argument("--json", default=str(REPO / "bench" / "results" / "node_agent.json"))
     p.add_argument("--plot", default=str(REPO / "bench" / "results" / "node_agent.png"))
@@ -77,6 +83,7 @@ def run_trial(a: argparse.Namespace, mode: str, resident: int, plan: Path) -> di
            "--in-flight", str(a.in_flight)]
     if a.child_nice is not None:
         cmd += ["--child-nice", str(a.child_nice)]
+    cmd += ["--trace"] * a.trace + ["--trivial"] * a.trivial
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         raise BenchFailure(f"{mode} at {resident} MiB: {r.stderr.strip()[-2000:]}")
@@ -104,6 +111,32 @@ def latency_table(rows: list[dict]) -> list[str]:
                      for k in QUANTILE_SETS]
             out.append(f"{r['resident']:>6} MiB {mode:<9} | {'':20} {cells[0]} | {'':19} {cells[1]}"
                        f" | {'':13} {cells[2]}")
+    return out
+
+
+def trace_table(trials: list[dict], sizes: list[int]) -> list[str]:
+    """--trace: per resident size and mode (median over the reps), the
+    slowest 1 % of the loop's 1 ms ticks, i.e. what its p99 is made of,
+    as ms per tick: the loop thread on a CPU, runnable but waiting for one,
+    and the rest (asleep or blocked), with GC pauses inside; then the
+    share of the whole run the loop spent waiting for a CPU."""
+    out = [f"{'resident':>9} {'mode':<9} | slowest 1 % of ticks, ms each: {'delay':>7} {'loop CPU':>8}"
+           f" {'run queue':>9} {'blocked':>7} {'GC':>5} | whole run: {'run queue':>9} {'loop CPU':>8}"]
+    for size in sizes:
+        for mode in ("stock", "register"):
+            tr = [t["trace"] for t in trials if t["resident"] == size and t["mode"] == mode and t.get("trace")]
+            if not tr:
+                continue
+
+            def med(f):
+                return statistics.median(f(x) for x in tr)
+
+            top = lambda x, k: x["tick_top1"][k] / max(1, x["tick_top1"]["n"])  # noqa: E731
+            share = lambda x, k: 100 * x["all"][k] / max(1e-9, x["all"]["wall_ms"])  # noqa: E731
+            out.append(f"{size:>6} MiB {mode:<9} | {'':31} {med(lambda x: top(x, 'wall_ms')):7.1f}"
+                       f" {med(lambda x: top(x, 'cpu_ms')):8.1f} {med(lambda x: top(x, 'runq_ms')):9.1f}"
+                       f" {med(lambda x: top(x, 'other_ms')):7.1f} {med(lambda x: top(x, 'gc_ms')):5.1f}"
+                       f" | {'':11} {med(lambda x: share(x, 'runq_ms')):8.0f}% {med(lambda x: share(x, 'cpu_ms')):7.0f}%")
     return out
 
 
@@ -176,7 +209,7 @@ def main(argv: list[str]) -> int:
                 order = ["stock", "register"] if (rep + si) % 2 == 0 else ["register", "stock"]
                 for mode in order:
                     t = run_trial(a, mode, size, plan)
-                    t.update(rep=rep, resident=size, mode=mode)
+                    t.update(rep=rep, resident=size, mode=mode, load=os.getloadavg()[0])
                     trials.append(t)
                     print(f"  rep {rep + 1} {size:>5} MiB {mode:<9} {t['calls_per_s']:8.1f} calls/s"
                           f"  loop p99 {t['p99_ms']:7.2f} ms  call p50/p99/max {t['call_ms_p50']:.0f}/"
@@ -203,22 +236,28 @@ def main(argv: list[str]) -> int:
     h = toolinfo.host()
     print()
     niced = "" if a.child_nice is None else f", tools reniced to {a.child_nice} (diagnostic)"
+    niced += ", tools replaced by cat (diagnostic)" if a.trivial else ""
     print(f"Node agent benchmark: {a.calls} calls of the agent-tools mix per run, {a.in_flight} in flight "
           f"(child_process.execFile), {a.reps} repetitions, node {node_version}, Linux {h['kernel']}, "
-          f"{h['cpus']} CPUs{niced}; median (min-max)")
+          f"{h['cpus']} CPUs{niced}; load average (1 min) {min(t['load'] for t in trials):.1f}-"
+          f"{max(t['load'] for t in trials):.1f} during the trials; median (min-max)")
     print()
     for line in table(rows):
         print(line)
     print()
     for line in latency_table(rows):
         print(line)
+    if a.trace:
+        print()
+        for line in trace_table(trials, sizes):
+            print(line)
     title = (f"agent-tools mix from a Node harness, {a.calls} calls, {a.in_flight} in flight, {a.reps} reps, "
              f"node {node_version}, Linux {h['kernel']}")
     Path(a.plot).parent.mkdir(parents=True, exist_ok=True)
     plot(rows, a.plot, title)
     print(f"\nplot: {a.plot}")
     Path(a.json).write_text(json.dumps({"host": h, "node": node_version, "calls": a.calls, "reps": a.reps,
-                                        "child_nice": a.child_nice,
+                                        "child_nice": a.child_nice, "trivial": a.trivial,
                                         "in_flight": a.in_flight, "summary": rows, "trials": trials}, indent=1) + "\n")
     print(f"json: {a.json}")
     return 0

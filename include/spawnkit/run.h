@@ -50,9 +50,17 @@ extern "C" {
 						     with the actions of
 						     spawnkit_actions_pass_fds()
 						     in o.actions: pass fds */
+#define SPAWNKIT_RUN_RESTORE_SIGNALS	(1U << 5) /* SIGPIPE and SIGXFSZ back to
+						     SIG_DFL in the child: the
+						     signals language runtimes
+						     ignore (Python's
+						     restore_signals), as a
+						     SIGDEFAULT action of the
+						     run's own, before the
+						     caller's actions */
 #define SPAWNKIT_RUN_FLAGS		(SPAWNKIT_RUN_NO_NEW_SESSION | SPAWNKIT_RUN_SWEEP | \
 					 SPAWNKIT_RUN_WARM | SPAWNKIT_RUN_PTY | \
-					 SPAWNKIT_RUN_INHERIT_FDS)
+					 SPAWNKIT_RUN_INHERIT_FDS | SPAWNKIT_RUN_RESTORE_SIGNALS)
 
 /* Where each of the child's standard fds goes (spawnkit_run_opts.std_mode) */
 #define SPAWNKIT_RUN_PIPE	0	/* stdin: fed from input/input_len;

@@ -12,7 +12,9 @@ const cp = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const { performance, monitorEventLoopDelay } = require('node:perf_hooks');
+const path = require('node:path');
 const { makeResident } = require('./resident');
+const { LoopTrace } = require('./loop-trace');
 
 function arg(name, def) {
   const i = process.argv.indexOf(`--${name}`);
@@ -24,8 +26,31 @@ const inFlight = Number(arg('in-flight', '16'));
 // (a diagnostic: how much of the loop's delay is the tools' competition
 // for the CPU rather than anything the start does).  Off by default.
 const childNice = arg('child-nice', null);
+// --trace: split the loop's delays and the starts into on-CPU, run-queue
+// and blocked time (loop-trace.js).  Off by default: it samples the loop.
+const tracer = process.argv.includes('--trace') ? new LoopTrace() : null;
+// --trivial: a diagnostic.  Every tool is replaced by `cat` of a file that
+// holds its expected output (exit status 0): the same starts and the same
+// bytes through the same pipes, next to no CPU in the children.  What is
+// left of the loop's delay is then the harness's own work and the start.
+const trivial = process.argv.includes('--trivial');
 const plan = JSON.parse(fs.readFileSync(arg('plan'), 'utf8'));
-const calls = plan.calls.map((c) => ({ ...c, stdout: Buffer.from(c.stdout, 'base64') }));
+let calls = plan.calls.map((c) => ({ ...c, stdout: Buffer.from(c.stdout, 'base64') }));
+let trivialDir = null;
+if (trivial) {
+  trivialDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-trivial-'));
+  process.on('exit', () => fs.rmSync(trivialDir, { recursive: true, force: true }));
+  const files = new Map();
+  calls = calls.map((c) => {
+    const key = c.stdout.toString('base64');
+    if (!files.has(key)) {
+      const f = path.join(trivialDir, `out${files.size}`);
+      fs.writeFileSync(f, c.stdout);
+      files.set(key, f);
+    }
+    return { ...c, argv: ['/bin/cat', files.get(key)], returncode: 0 };
+  });
+}
 
 function sortedLines(buf) {
   const lines = buf.toString('latin1').split(/(?<=\n)/);
@@ -48,13 +73,14 @@ const startHold = []; // ms, execFile's own return: the loop held by the start
 function one(c) {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const child = cp.execFile(c.argv[0], c.argv.slice(1), { cwd: c.cwd, encoding: 'buffer', maxBuffer: 64 << 20 },
+    const start = () => cp.execFile(c.argv[0], c.argv.slice(1), { cwd: c.cwd, encoding: 'buffer', maxBuffer: 64 << 20 },
       (err, stdout, stderr) => {
         latency.push(performance.now() - t0);
         if (err && typeof err.code !== 'number') return reject(new Error(`${c.argv.join(' ')}: ${err.message}`));
         const bad = check(c, err ? err.code : 0, stdout, stderr);
         return bad ? reject(new Error(`${c.argv.join(' ')} (cwd ${c.cwd}): ${bad}`)) : resolve();
       });
+    const child = tracer ? tracer.hold(start) : start();
     startHold.push(performance.now() - t0);
     if (childNice !== null && child.pid) {
       try {
@@ -93,11 +119,13 @@ async function runAll(list) {
   startHold.length = 0;
   const h = monitorEventLoopDelay({ resolution: 1 });
   h.enable();
+  tracer?.start();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   await runAll(calls);
   const wall = (performance.now() - t0) / 1000;
   h.disable();
+  tracer?.stop();
   const cpu = process.cpuUsage(cpu0);
   let stats = null;
   try {
@@ -111,6 +139,7 @@ async function runAll(list) {
     loop_ms: { p50: h.percentile(50) / 1e6, p90: h.percentile(90) / 1e6, p99: h.percentile(99) / 1e6, max: h.max / 1e6 },
     call_ms: quantiles(latency), start_hold_ms: quantiles(startHold),
     parent_cpu_ms_per_call: (cpu.user + cpu.system) / 1000 / calls.length, stats,
+    trace: tracer ? tracer.summary() : null,
   }));
 })().catch((e) => {
   console.error(`agent-worker: FAILED: ${e.message}`);

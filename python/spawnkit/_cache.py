@@ -81,10 +81,16 @@ class TemplateCache:
         """Under the lock: drop idle templates, then the least recently used
         until `room` more fit; returns them for closing.  The bound is read
         again (a system call) only when something is added."""
-        gone = []
+        gone: List[Template] = []
         if room or self._limit is None:
             self._limit = self.max_size
         limit = self._limit
+        if not room and len(self._map) <= limit:
+            # a hit (nothing added): only the least recently used one can
+            # have gone idle first; no copy of the keys for that
+            oldest = next(iter(self._map), None)
+            if oldest is None or now - self._used[oldest] < self._idle:
+                return gone
         for key in list(self._map):
             if now - self._used[key] < self._idle and len(self._map) + room <= limit:
                 break               # the rest were used more recently
@@ -179,8 +185,12 @@ class TemplateCache:
         return isinstance(path, (str, bytes, os.PathLike)) and os.fsencode(path) in self._map
 
     def _after_fork(self) -> None:
-        # A lock held by another thread at fork() would stay held forever.
+        # A lock held by another thread at fork() would stay held forever:
+        # the cache's, and a cached template's (run(argv) takes it without
+        # the cache's, for each spawn).
         self._lock = threading.Lock()
+        for t in self._map.values():
+            t._after_fork()
 
 
 #: The process-wide cache behind spawnkit.spawn() and spawnkit.run().

@@ -1,8 +1,9 @@
 """The keyword options the synchronous and the asyncio layers share, each
 list defined once: its names and types here (TypedDicts, which type the
 callers' **options and give the names at run time), its defaults in one
-function's signature (_spawn_raw() for spawn, run() for run).  Pure Python
-(no binding), so the portable fallback uses the same lists."""
+function's signature (_spawn_raw() for spawn; run()'s, which is
+_run_options()', for run).  Pure Python (no binding), so the portable
+fallback uses the same lists."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional, Sequence, TypedDict, Union

@@ -18,6 +18,7 @@ kills the tree, and is raised from run() after.
 from __future__ import annotations
 
 import errno
+import inspect
 import os
 import subprocess
 import threading
@@ -28,7 +29,7 @@ from ._cache import REMAKES, template_cache
 from ._errors import NoOutputTimeoutExpired, TimeoutExpired, error_from_errno, lost_status_error
 from ._ffi import ffi, lib
 from ._communicate import communicate  # noqa: F401  (Process.communicate() imports it here)
-from ._process import (RESTORED_SIGNALS, Argv, _argv_bytes, _envp, _pass_fds_actions,
+from ._process import (Argv, _argv_bytes, _envp, _pass_fds_actions,
                        _resolve, _sigset_arg)
 from ._results import (DEFAULT_OUTPUT_LIMIT, KILL_GRACE, CompletedProcess, TextParams,
                        _decode, _encode_input, _incremental, _text_params)
@@ -66,23 +67,21 @@ _JOIN_TEXT = lib.SPAWNKIT_JOIN_MARKER | lib.SPAWNKIT_JOIN_LINES
 _REMAKE_ERRNOS = (errno.ESTALE, errno.EACCES)
 _UNLIMITED = (1 << 64) - 1 if ffi.sizeof("size_t") == 8 else (1 << 32) - 1
 
-# The actions every default call has: SIGPIPE and SIGXFSZ back to SIG_DFL
-# (restore_signals=True), as one shared read-only array.
 _SIGDEFAULT = lib.SPAWN_TEMPLATE_ACTION_SIGDEFAULT
 _SIGMASK = lib.SPAWN_TEMPLATE_ACTION_SIGMASK
-_DEFAULT_ACTIONS = ffi.new("struct spawn_template_action[]",
-                           [(_SIGDEFAULT, 0, 0, 0, _sigset_arg(RESTORED_SIGNALS))])
+# restore_signals=True: SIGPIPE and SIGXFSZ (RESTORED_SIGNALS) back to
+# SIG_DFL, by the library's own action (no checked copy of ours at spawn)
+_RESTORE = lib.SPAWNKIT_RUN_RESTORE_SIGNALS
 
 # run()'s defaults as one struct, copied for each call: the library's
-# (spawnkit_run_opts_init), stdin /dev/null, the default actions, and
+# (spawnkit_run_opts_init), stdin /dev/null, signals restored, and
 # on_signal, so a signal handler runs (and may raise) during the run.
 _OPTS_P = ffi.typeof("struct spawnkit_run_opts *")
 _RESULT_P = ffi.typeof("struct spawnkit_run_result *")
 _BASE = ffi.new(_OPTS_P)
 lib.spawnkit_run_opts_init(_BASE)
 _BASE.std_mode[0] = _M_DEVNULL
-_BASE.actions = _DEFAULT_ACTIONS
-_BASE.nr_actions = 1
+_BASE.flags = _RESTORE
 _BASE.on_signal = lib._sk_run_on_signal
 _NOTHING = (b"", b"", b"", 0)
 _STREAMS = ("stdout", "stderr")
@@ -203,14 +202,11 @@ def _actions(o: Any, keep: List[Any], signal_mask: Optional[Iterable[int]],
              limits: List[Tuple[int, int, int]], mask: Optional[int]) -> bool:
     """Put the extra actions into o; True if fds are passed (INHERIT_FDS)."""
     defaults = list(default_signals)
-    if (restore_signals and not defaults and signal_mask is None and not pass_fds
-            and not limits and mask is None):
-        o.actions = _DEFAULT_ACTIONS
-        o.nr_actions = 1
+    if not restore_signals:
+        o.flags &= ~_RESTORE
+    if not defaults and signal_mask is None and not pass_fds and not limits and mask is None:
         return inherit_fds
     acts: List[Tuple[int, int, int, int, int]] = []
-    if restore_signals:
-        defaults.extend(RESTORED_SIGNALS)
     if defaults:
         acts.append((_SIGDEFAULT, 0, 0, 0, _sigset_arg(defaults)))
     if signal_mask is not None:
@@ -252,14 +248,16 @@ def _cwd(cwd: Any, keep_fds: List[int]) -> Tuple[int, Optional[bytes]]:
     return fd, os.fsencode(cwd)
 
 
-def _spawnkit_run(o: Any, res: Any, program: bytes, path: bytes) -> None:
+def _spawnkit_run(o: Any, res: Any, program: bytes, path: bytes,
+                  failed: Optional[Any] = None) -> Any:
     """spawnkit_run() from the cached template for path; a template that
     fails with ESTALE (file replaced) or EACCES (credentials changed) is
-    remade, at most REMAKES times, as spawn() does."""
-    tmpl = None
+    remade, at most REMAKES times, as spawn() does (`failed`: one that has
+    failed so already).  Returns the template the run was made from."""
+    tmpl = failed
     for attempt in range(REMAKES + 1):
         try:
-            tmpl, ptr = template_cache.acquire(path, tmpl if attempt else None)
+            tmpl, ptr = template_cache.acquire(path, tmpl)
         except OSError as e:
             raise error_from_errno(e.errno or 0, os.fsdecode(program)) from None
         o.tmpl = ptr
@@ -268,7 +266,7 @@ def _spawnkit_run(o: Any, res: Any, program: bytes, path: bytes) -> None:
         finally:
             tmpl._release()
         if rc == 0:
-            return
+            return tmpl
         if -rc not in _REMAKE_ERRNOS or attempt == REMAKES:
             raise error_from_errno(-rc, os.fsdecode(program))
 
@@ -321,27 +319,7 @@ def run(args: Argv, *, text: Optional[bool] = None, encoding: Optional[str] = No
         **kwargs: Unpack[_Options]) -> CompletedProcess[Any]: ...
 
 
-def run(args: Argv, *, input: Union[None, bytes, str] = None,
-        timeout: Optional[float] = None, no_output_timeout: Optional[float] = None,
-        wait_delay: Optional[float] = None,
-        capture_output: bool = True, output_limit: Optional[int] = DEFAULT_OUTPUT_LIMIT,
-        truncation_marker: bool = True,
-        stdin: Any = None, stdout: Any = None, stderr: Any = None,
-        cwd: Union[None, StrOrBytesPath, int] = None,
-        env: Optional[Mapping[Any, Any]] = None, check: bool = False,
-        text: Optional[bool] = None, encoding: Optional[str] = None,
-        errors: Optional[str] = None, universal_newlines: Optional[bool] = None,
-        executable: Optional[StrOrBytesPath] = None,
-        pass_fds: Sequence[int] = (), inherit_fds: bool = False,
-        signal_mask: Optional[Iterable[int]] = None,
-        default_signals: Iterable[int] = (), restore_signals: bool = True,
-        kill_grace: float = KILL_GRACE, new_session: Optional[bool] = None,
-        on_stdout: Optional[Callable[[Any], object]] = None,
-        on_stderr: Optional[Callable[[Any], object]] = None,
-        rlimits: Optional[opt.RlimitsArg] = None, umask: Optional[int] = None,
-        cgroup: Union[None, int, StrOrBytesPath] = None,
-        pty: bool = False, pty_size: Optional[Tuple[int, int]] = None,
-        warm: bool = False, preload: Optional[Sequence[str]] = None) -> CompletedProcess[Any]:
+def run(args: Argv, **options: Any) -> CompletedProcess[Any]:
     """Run a command to its end and return a CompletedProcess.
 
     As subprocess.run(), except: stdin is /dev/null and stdout/stderr are
@@ -382,6 +360,34 @@ def run(args: Argv, *, input: Union[None, bytes, str] = None,
     Exceptions otherwise match subprocess: FileNotFoundError/PermissionError
     /OSError for a program that cannot start, CalledProcessError if check.
     """
+    if options:
+        return _run_options(args, **options)
+    return _run_defaults(args)
+
+
+def _run_options(args: Argv, *, input: Union[None, bytes, str] = None,
+                 timeout: Optional[float] = None, no_output_timeout: Optional[float] = None,
+                 wait_delay: Optional[float] = None,
+                 capture_output: bool = True, output_limit: Optional[int] = DEFAULT_OUTPUT_LIMIT,
+                 truncation_marker: bool = True,
+                 stdin: Any = None, stdout: Any = None, stderr: Any = None,
+                 cwd: Union[None, StrOrBytesPath, int] = None,
+                 env: Optional[Mapping[Any, Any]] = None, check: bool = False,
+                 text: Optional[bool] = None, encoding: Optional[str] = None,
+                 errors: Optional[str] = None, universal_newlines: Optional[bool] = None,
+                 executable: Optional[StrOrBytesPath] = None,
+                 pass_fds: Sequence[int] = (), inherit_fds: bool = False,
+                 signal_mask: Optional[Iterable[int]] = None,
+                 default_signals: Iterable[int] = (), restore_signals: bool = True,
+                 kill_grace: float = KILL_GRACE, new_session: Optional[bool] = None,
+                 on_stdout: Optional[Callable[[Any], object]] = None,
+                 on_stderr: Optional[Callable[[Any], object]] = None,
+                 rlimits: Optional[opt.RlimitsArg] = None, umask: Optional[int] = None,
+                 cgroup: Union[None, int, StrOrBytesPath] = None,
+                 pty: bool = False, pty_size: Optional[Tuple[int, int]] = None,
+                 warm: bool = False, preload: Optional[Sequence[str]] = None
+                 ) -> CompletedProcess[Any]:
+    """run() with options: every one checked, then one spawnkit_run()."""
     if input is not None and stdin is not None:
         raise ValueError("stdin and input arguments may not both be used.")
     tp = _text_params(text, encoding, errors, universal_newlines) if (
@@ -578,3 +584,124 @@ def _completed(args: Any, returncode: int, why: int,
     if check and returncode:
         raise subprocess.CalledProcessError(returncode, args, shown[0], shown[1])
     return CompletedProcess(args, returncode, shown[0], shown[1], **parts)
+
+
+# run()'s TypeErrors (an unknown keyword) name run(), as subprocess.run's do.
+_run_options.__name__ = _run_options.__qualname__ = "run"
+
+
+# The signature help() and inspect show, and the defaults aio.run() takes
+# from run.__kwdefaults__: _run_options' (every option).  run() itself has
+# no keyword-only parameters, so the call never reads them.
+setattr(run, "__signature__", inspect.signature(_run_options))
+setattr(run, "__kwdefaults__", _run_options.__kwdefaults__)
+
+
+class _Argv:
+    """A prepared argv (a tuple of str) of run(argv) with every option at
+    its default: its char *[] with the strings it points to, the program's
+    bytes, and for an absolute program the template it last ran from (None
+    until then, or after it failed: then the cache is asked)."""
+
+    __slots__ = ("argv_p", "strings", "program", "tmpl")
+
+    def __init__(self, argv_b: List[bytes]) -> None:
+        self.strings: List[Any] = [ffi.new("char[]", a) for a in argv_b]
+        self.strings.append(ffi.NULL)
+        self.argv_p = ffi.new("char *[]", self.strings)
+        self.program = argv_b[0]
+        self.tmpl: Optional[Any] = None
+
+
+# An agent runs the same few commands again and again.  Entries are shared
+# by threads (each call holds the one it uses); the dict is emptied when full.
+_ARGVS: Dict[Tuple[str, ...], _Argv] = {}
+_ARGVS_MAX = 64
+
+
+def _argv_entry(key: Tuple[str, ...]) -> _Argv:
+    entry = _Argv(_argv_bytes(key))         # EmptyArgvError, embedded NUL: ValueError
+    if len(_ARGVS) >= _ARGVS_MAX:
+        _ARGVS.clear()
+    _ARGVS[key] = entry
+    return entry
+
+
+def _run_defaults(args: Argv) -> CompletedProcess[bytes]:
+    """run(args) with no options: what _run_options() does for its defaults
+    (stdin /dev/null, both outputs captured with the 1 MiB limit and the
+    marker, a new session, SIGPIPE and SIGXFSZ restored, the caller's
+    environment), without checking options there are none of.
+
+    The program is resolved on each call, as there.  An absolute program
+    runs from the template its entry holds, taken from the template cache
+    once: a template the cache has closed since (evicted, idle, cleared),
+    or one that fails with ESTALE or EACCES, sends the call to the cache,
+    which remakes it as for any run()."""
+    seq: Any = args
+    kind = type(seq)
+    if kind is not list and kind is not tuple:
+        return _run_options(args)
+    key: Tuple[str, ...] = tuple(seq)
+    try:
+        entry = _ARGVS.get(key)
+    except TypeError:                       # an unhashable element: not an argv
+        return _run_options(args)
+    if entry is None:
+        if not key or any(type(a) is not str for a in key):
+            return _run_options(args)
+        entry = _argv_entry(key)
+    program = entry.program
+    o = ffi.new(_OPTS_P, _BASE[0])
+    o.argv = entry.argv_p
+    res = ffi.new(_RESULT_P)
+    tmpl = entry.tmpl
+    rc: Optional[int] = None                # None: not run from the entry's template
+    try:
+        if tmpl is not None:
+            try:
+                o.tmpl = tmpl._acquire()
+            except ValueError:              # closed by the cache since: ask it
+                tmpl = None
+            else:
+                try:
+                    rc = lib.spawnkit_run(o, res)
+                finally:
+                    tmpl._release()
+        if rc is None or -rc in _REMAKE_ERRNOS:
+            if program[:1] == b"/":
+                entry.tmpl = _spawnkit_run(o, res, program, program, tmpl)
+            else:
+                try:
+                    path = _resolve(program, None, None)
+                except OSError as e:
+                    raise error_from_errno(e.errno or 0, os.fsdecode(program)) from None
+                _spawnkit_run(o, res, program, path)
+        elif rc:
+            raise error_from_errno(-rc, os.fsdecode(program))
+    finally:
+        exc = _pending.exc
+        if exc is not None:
+            _pending.exc = None
+    silent = False
+    try:
+        if exc is not None:
+            raise exc
+        status = res.status
+        # no timeout, wait delay or stop fd here: `why` can say nothing but
+        # STOPPED, and a stop comes with the exception raised above
+        outs = res.out
+        silent = not (outs[1].total or outs[2].total)
+        if silent:      # nothing read, nothing allocated (run.h: NULL if none)
+            out1 = out2 = _NOTHING
+        else:
+            out1 = _output(outs + 1, _JOIN_BYTES)
+            out2 = _output(outs + 2, _JOIN_BYTES)
+    finally:
+        if not silent:
+            lib.spawnkit_run_result_free(res)
+    if status == -1:
+        raise lost_status_error(res.pid)
+    return CompletedProcess(args, os.waitstatus_to_exitcode(status), out1[0], out2[0],
+                            out1[3], out2[3], stdout_head=out1[1], stdout_tail=out1[2],
+                            stderr_head=out2[1], stderr_tail=out2[2])

@@ -58,6 +58,19 @@ def wait_dead(pids: Collection[int], timeout: float = 5.0) -> bool:
     return all(is_dead(p) for p in pids)
 
 
+def copy_true(dirpath: "str | os.PathLike[str]", name: str = "tool") -> str:
+    dst = os.path.join(dirpath, name)
+    shutil.copy2("/bin/true", dst)
+    return dst
+
+
+def rename_new_copy_over(path: str, src: str = "/bin/true") -> None:
+    """What a package manager does: write a new file, rename it over."""
+    tmp = path + ".new"
+    shutil.copy2(src, tmp)
+    os.rename(tmp, path)
+
+
 def closed_fd() -> int:
     """An fd number that was open a moment ago and is closed now."""
     r, w = os.pipe()

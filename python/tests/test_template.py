@@ -12,23 +12,10 @@ import pytest
 
 import spawnkit
 from spawnkit import StaleTemplateError, Template, template_cache
-from conftest import closed_fd, in_threads
+from conftest import closed_fd, copy_true, in_threads, rename_new_copy_over
 
 # The compiled binding itself: not there in the portable fallback.
 pytestmark = pytest.mark.native
-
-
-def copy_true(dirpath: "str | os.PathLike[str]", name: str = "tool") -> str:
-    dst = os.path.join(dirpath, name)
-    shutil.copy2("/bin/true", dst)
-    return dst
-
-
-def rename_new_copy_over(path: str, src: str = "/bin/true") -> None:
-    """What a package manager does: write a new file, rename it over."""
-    tmp = path + ".new"
-    shutil.copy2(src, tmp)
-    os.rename(tmp, path)
 
 
 def test_from_absolute_path() -> None:
@@ -162,6 +149,7 @@ def test_cache_recreates_stale_template_transparently(tmp_path: Path) -> None:
     assert spawnkit.run([path]).returncode == 1
     second = template_cache.get(path)
     assert second is not first and first.closed
+    assert spawnkit.run([path]).returncode == 1     # from the new one now
     template_cache.discard(path)
     assert path not in template_cache
 

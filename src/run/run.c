@@ -6,6 +6,7 @@
  */
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -16,11 +17,12 @@
 #include "run/pump.h"
 #include "run/pty.h"
 #include "run/resolve.h"
+#include "spawn/template.h"
 
 extern char **environ;
 
-/* stdin, stdout, stderr, setsid, setctty, fchdir, cgroup */
-#define OUR_ACTIONS 7
+/* stdin, stdout, stderr, setsid, setctty, fchdir, cgroup, sigdefault */
+#define OUR_ACTIONS 8
 
 SK_EXPORT void spawnkit_run_opts_init(struct spawnkit_run_opts *o)
 {
@@ -114,7 +116,12 @@ static int dup_high(int fd)
 	return (int)sk_syscall3(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 3);
 }
 
-/* A pipe with both ends at 3 or above, ours nonblocking. */
+/*
+ * A pipe with both ends at 3 or above.  Ours is nonblocking when we write
+ * it (stdin: a write must not wait for room); a read end stays blocking,
+ * as the pump reads it only once poll said it is readable, and only we
+ * read it, so that read never waits (one fcntl less per output stream).
+ */
 static int make_pipe(int p[2], int ours)
 {
 	int i, ret = (int)sk_syscall2(SYS_pipe2, p, O_CLOEXEC);
@@ -133,14 +140,18 @@ static int make_pipe(int p[2], int ours)
 		sk_syscall1(SYS_close, p[0] < 0 ? p[1] : p[0]);
 		return ret;
 	}
-	sk_syscall3(SYS_fcntl, p[ours], F_SETFL, O_NONBLOCK);
+	if (ours == 1)
+		sk_syscall3(SYS_fcntl, p[1], F_SETFL, O_NONBLOCK);
 	return 0;
 }
 
 struct layout {
 	struct spawn_template_action act[SPAWN_TEMPLATE_ACTIONS_MAX];
 	struct spawnkit_open devnull[3];
+	struct spawn_template_sigset restore;	/* SPAWNKIT_RUN_RESTORE_SIGNALS */
+	uint64_t restore_set;
 	unsigned int n;
+	unsigned int own;	/* the first `own` actions are ours (sk_spawn_own) */
 	int child_end[3];	/* closed in the parent after the spawn */
 	int ours[3];		/* the pump's ends */
 };
@@ -225,6 +236,14 @@ rest:
 		spawnkit_action_fchdir(&l->act[l->n++], o->cwd_fd);
 	if (o->cgroup_fd >= 0)
 		spawnkit_action_cgroup(&l->act[l->n++], o->cgroup_fd);
+	if (o->flags & SPAWNKIT_RUN_RESTORE_SIGNALS) {
+		/* in our own memory: read directly at the spawn, where a
+		 * caller's SIGDEFAULT costs two checked copies */
+		l->restore_set = (1ULL << (SIGPIPE - 1)) | (1ULL << (SIGXFSZ - 1));
+		spawnkit_action_sigset(&l->act[l->n++], SPAWN_TEMPLATE_ACTION_SIGDEFAULT,
+				       &l->restore, (const sigset_t *)&l->restore_set);
+	}
+	l->own = l->n;
 	if (o->nr_actions)
 		memcpy(&l->act[l->n], o->actions, o->nr_actions * sizeof(*o->actions));
 	l->n += o->nr_actions;
@@ -252,7 +271,7 @@ static pid_t start(const struct spawnkit_run_opts *o, struct spawnkit_template *
 	    !spawnkit_warm_spawn(path, o->argv, envp, l->act, l->n, flags,
 				 o->warm_preload, &pid, pidfd))
 		return pid;
-	return spawnkit_spawn(t, o->argv, envp, l->act, l->n, flags, pidfd);
+	return sk_spawn_own(t, o->argv, envp, l->act, l->n, l->own, flags, pidfd);
 }
 
 static int run(const struct spawnkit_run_opts *o, struct spawnkit_run_result *r)

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <fcntl.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/resource.h>
@@ -13,29 +14,41 @@
 #define SK_SIGSETSIZE 8
 #define SK_OPEN_HOW_SIZE_VER0 24	/* flags, mode, resolve: openat2(2)'s first */
 
-static int copy_sigset(uint64_t uarg, uint64_t *set)
+/* An action's argument: the caller's, copied checked (EFAULT), or the
+ * library's own (sk_spawn_own), read directly. */
+static int copy_arg(void *dst, uint64_t src, size_t n, int own)
+{
+	if (!own)
+		return sk_copy_in(dst, src, n);
+	if (!src)
+		return -EFAULT;
+	memcpy(dst, (const void *)(uintptr_t)src, n);
+	return 0;
+}
+
+static int copy_sigset(uint64_t uarg, uint64_t *set, int own)
 {
 	struct spawn_template_sigset s;
 	int ret;
 
 	if (!uarg)
 		return -EINVAL;
-	ret = sk_copy_in(&s, uarg, sizeof(s));
+	ret = copy_arg(&s, uarg, sizeof(s), own);
 	if (ret)
 		return ret;
 	if (s.sigsetsize != SK_SIGSETSIZE)
 		return -EINVAL;
-	return sk_copy_in(set, s.sigset, SK_SIGSETSIZE);
+	return copy_arg(set, s.sigset, SK_SIGSETSIZE, own);
 }
 
-static int copy_rlimit(const struct spawn_template_action *a, struct sk_action *k)
+static int copy_rlimit(const struct spawn_template_action *a, struct sk_action *k, int own)
 {
 	struct spawn_template_rlimit rl;
 	int ret;
 
 	if (a->fd < 0 || a->fd >= RLIMIT_NLIMITS || a->newfd || a->flags || !a->arg)
 		return -EINVAL;
-	ret = sk_copy_in(&rl, a->arg, sizeof(rl));
+	ret = copy_arg(&rl, a->arg, sizeof(rl), own);
 	if (ret)
 		return ret;
 	if (rl.rlim_cur > rl.rlim_max)	/* as setrlimit(2) says */
@@ -45,7 +58,7 @@ static int copy_rlimit(const struct spawn_template_action *a, struct sk_action *
 	return 0;
 }
 
-static int check_one(const struct spawn_template_action *a, struct sk_action *k)
+static int check_one(const struct spawn_template_action *a, struct sk_action *k, int own)
 {
 	struct spawn_template_open o;
 	int ret;
@@ -73,7 +86,7 @@ static int check_one(const struct spawn_template_action *a, struct sk_action *k)
 	case SPAWN_TEMPLATE_ACTION_OPEN:
 		if (a->fd < AT_FDCWD || a->newfd < 0 || a->flags || !a->arg)
 			return -EINVAL;
-		ret = sk_copy_in(&o, a->arg, sizeof(o));
+		ret = copy_arg(&o, a->arg, sizeof(o), own);
 		if (ret)
 			return ret;
 		/* open_how by pointer and size, read as openat2() reads it */
@@ -94,7 +107,7 @@ static int check_one(const struct spawn_template_action *a, struct sk_action *k)
 	case SPAWN_TEMPLATE_ACTION_SIGDEFAULT:
 		if (a->fd || a->newfd || a->flags)
 			return -EINVAL;
-		return copy_sigset(a->arg, &k->sigset);
+		return copy_sigset(a->arg, &k->sigset, own);
 	case SPAWN_TEMPLATE_ACTION_SETSID:
 		if (a->fd || a->newfd || a->flags || a->arg)
 			return -EINVAL;
@@ -110,13 +123,19 @@ static int check_one(const struct spawn_template_action *a, struct sk_action *k)
 			return -EINVAL;
 		return 0;
 	case SPAWN_TEMPLATE_ACTION_SETRLIMIT:
-		return copy_rlimit(a, k);
+		return copy_rlimit(a, k, own);
 	default:
 		return -EINVAL;
 	}
 }
 
 int sk_actions_copy_in(uint64_t uactions, uint64_t n, struct sk_action *out)
+{
+	return sk_actions_copy_in_own(uactions, n, 0, 0, out);
+}
+
+int sk_actions_copy_in_own(uint64_t uactions, uint64_t n, int own_array,
+			   unsigned int own_args, struct sk_action *out)
 {
 	struct spawn_template_action chunk[32];
 	uint64_t i, j;
@@ -129,11 +148,12 @@ int sk_actions_copy_in(uint64_t uactions, uint64_t n, struct sk_action *out)
 	for (i = 0; i < n; i += j) {
 		uint64_t m = n - i < 32 ? n - i : 32;
 
-		ret = sk_copy_in(chunk, uactions + i * sizeof(chunk[0]), m * sizeof(chunk[0]));
+		ret = copy_arg(chunk, uactions + i * sizeof(chunk[0]), m * sizeof(chunk[0]),
+			       own_array);
 		if (ret)
 			return ret;
 		for (j = 0; j < m; j++) {
-			ret = check_one(&chunk[j], &out[i + j]);
+			ret = check_one(&chunk[j], &out[i + j], i + j < own_args);
 			if (ret)
 				return ret;
 			/* one child, one cgroup */

@@ -34,6 +34,14 @@ struct sk_action {
 int sk_actions_copy_in(uint64_t uactions, uint64_t n, struct sk_action *out);
 
 /*
+ * The same for sk_spawn_own(): own_array, the array is the library's own
+ * memory; the arguments of its first own_args actions too.  Those are read
+ * directly, the rest copied checked.
+ */
+int sk_actions_copy_in_own(uint64_t uactions, uint64_t n, int own_array,
+			   unsigned int own_args, struct sk_action *out);
+
+/*
  * The checks of FCHDIR that the spec makes before anything runs: the fd is
  * open (EBADF), a directory (ENOTDIR) the caller may search (EACCES).  Made
  * in the parent for every FCHDIR whose fd no earlier action of the same

@@ -226,10 +226,10 @@ SK_EXPORT pid_t spawnkit_spawn_args(struct spawnkit_template *t,
 	return spawn_keep_errno(t, &a);
 }
 
-SK_EXPORT pid_t spawnkit_spawn(struct spawnkit_template *t, char *const argv[],
-			       char *const envp[],
-			       const struct spawn_template_action *actions,
-			       unsigned int nr_actions, unsigned int flags, int *pidfd)
+static pid_t spawn_internal(struct spawnkit_template *t, char *const argv[],
+			    char *const envp[], const struct spawn_template_action *actions,
+			    unsigned int nr_actions, unsigned int flags, int *pidfd,
+			    uint64_t internal)
 {
 	struct spawn_template_spawn_args a;
 	int own_pidfd = -1;
@@ -254,8 +254,27 @@ SK_EXPORT pid_t spawnkit_spawn(struct spawnkit_template *t, char *const argv[],
 		a.flags |= SK_SPAWN_NO_PIDFD;	/* nobody wants one: do not make it */
 	if (flags & SPAWNKIT_SPAWN_SETSID)
 		a.flags |= SK_SPAWN_SETSID;
+	a.flags |= internal;
 	pid = spawn_keep_errno(t, &a);
 	if (pid > 0 && !pidfd && own_pidfd >= 0)
 		sk_syscall1(SYS_close, own_pidfd);
 	return pid;
+}
+
+SK_EXPORT pid_t spawnkit_spawn(struct spawnkit_template *t, char *const argv[],
+			       char *const envp[],
+			       const struct spawn_template_action *actions,
+			       unsigned int nr_actions, unsigned int flags, int *pidfd)
+{
+	return spawn_internal(t, argv, envp, actions, nr_actions, flags, pidfd, 0);
+}
+
+pid_t sk_spawn_own(struct spawnkit_template *t, char *const argv[], char *const envp[],
+		   const struct spawn_template_action *actions, unsigned int nr_actions,
+		   unsigned int own, unsigned int flags, int *pidfd)
+{
+	if (own > SK_SPAWN_OWN_MASK >> SK_SPAWN_OWN_SHIFT || own > nr_actions)
+		return -EINVAL;
+	return spawn_internal(t, argv, envp, actions, nr_actions, flags, pidfd,
+			      SK_SPAWN_OWN | ((uint64_t)own << SK_SPAWN_OWN_SHIFT));
 }

@@ -13,6 +13,7 @@
 
 #include "common/sys.h"
 #include "spawn/child.h"
+#include "spawn/sched_hold.h"
 
 #define SK_NSIG 64
 
@@ -292,6 +293,11 @@ int sk_child_main(void *arg)
 		x.report = (int)ret;
 		ret = 0;
 	}
+	if (c->sched_restore) {
+		ret = sk_sched_hold_child();
+		if (ret < 0)
+			goto fail;
+	}
 	if (c->new_session) {
 		/* As libuv's and posix_spawn's children do, first. */
 		ret = sk_syscall0(SYS_setsid);
@@ -327,8 +333,10 @@ int sk_child_main(void *arg)
 		if (ret < 0)
 			goto fail;
 		/* and ours goes at exec, even from a template made without
-		 * CLOEXEC: "every fd above 2" */
-		sk_syscall3(SYS_fcntl, xfd, F_SETFD, FD_CLOEXEC);
+		 * CLOEXEC: "every fd above 2" (a hidden one is marked already:
+		 * close_span_keep marks the executable's fd when it spans it) */
+		if (!x.hidden)
+			sk_syscall3(SYS_fcntl, xfd, F_SETFD, FD_CLOEXEC);
 	}
 	/* SIGKILL and SIGSTOP can never be blocked; say so explicitly. */
 	mask &= ~((1ULL << (SIGKILL - 1)) | (1ULL << (SIGSTOP - 1)));

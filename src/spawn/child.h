@@ -28,6 +28,9 @@ struct sk_child_ctx {
 	unsigned int nr_actions;
 	int inherit_fds;
 	int new_session;		/* setsid() before the actions */
+	int sched_restore;		/* cloned as SCHED_BATCH for the parent's
+					   sake (sched_hold.c): SCHED_OTHER
+					   first */
 	int reloc_base;			/* first fd no action names */
 	uint64_t mask;			/* signal mask to exec with */
 	int handlers_cleared;		/* clone3's CLONE_CLEAR_SIGHAND did it */

@@ -92,7 +92,7 @@ static pid_t kernel_spawn(struct spawnkit_template *t,
 
 	/* internal flags: the kernel always makes the pidfd, and has a
 	 * SETSID action for the session */
-	a.flags &= ~(SK_SPAWN_NO_PIDFD | SK_SPAWN_SETSID);
+	a.flags &= ~(SK_SPAWN_NO_PIDFD | SK_SPAWN_SETSID | SK_SPAWN_OWN | SK_SPAWN_OWN_MASK);
 	if (args->flags & SK_SPAWN_SETSID)
 		return spawn_setsid_first(t, &a);
 	return spawnkit_sys_spawn_template_spawn(t->fd, &a, sizeof(a));

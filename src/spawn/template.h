@@ -58,4 +58,27 @@ extern const struct sk_backend_ops sk_kernel_backend;
  */
 #define SK_SPAWN_SETSID (1ULL << 62)
 
+/*
+ * Internal spawn flag, set only by sk_spawn_own() (spawnkit_run builds its
+ * action list itself): the action array and the pidfd slot are the
+ * library's own memory, and so are the arguments of the first
+ * SK_SPAWN_OWN_ARGS(flags) actions (the stdio, session, cwd and cgroup
+ * actions spawnkit_run made).  The user backend reads those directly
+ * instead of copying them through process_vm_readv; the arguments of the
+ * caller's actions after them are copied and checked as always (a bad
+ * pointer there is still EFAULT).  The kernel backend strips it.
+ */
+#define SK_SPAWN_OWN (1ULL << 61)
+#define SK_SPAWN_OWN_SHIFT 48
+#define SK_SPAWN_OWN_MASK (0xffULL << SK_SPAWN_OWN_SHIFT)
+#define SK_SPAWN_OWN_ARGS(flags) ((unsigned int)(((flags) & SK_SPAWN_OWN_MASK) >> SK_SPAWN_OWN_SHIFT))
+
+/*
+ * spawnkit_spawn() for spawnkit_run: actions is the library's own array,
+ * of which the first `own` (at most 255) carry arguments the library made.
+ */
+pid_t sk_spawn_own(struct spawnkit_template *t, char *const argv[], char *const envp[],
+		   const struct spawn_template_action *actions, unsigned int nr_actions,
+		   unsigned int own, unsigned int flags, int *pidfd);
+
 #endif

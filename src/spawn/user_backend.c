@@ -23,6 +23,7 @@
 #include "common/ucopy.h"
 #include "spawn/actions.h"
 #include "spawn/child.h"
+#include "spawn/sched_hold.h"
 #include "spawn/start.h"
 #include "spawn/template.h"
 
@@ -322,8 +323,10 @@ static pid_t spawn_common(struct spawnkit_template *t,
 	struct sk_child_ctx local, *ctx = &local;
 	uint64_t all = ~0ULL, old;
 	int pidfd = -1, probe = -1, cgroup_fd, report[2] = { -1, -1 };
+	struct sk_sched_hold hold = { 0, 0 };
 	char *child_stack = stack;
 	size_t stack_size = sizeof(stack);
+	int own = !!(args->flags & SK_SPAWN_OWN);
 	long pid;
 	int ret;
 
@@ -332,14 +335,15 @@ static pid_t spawn_common(struct spawnkit_template *t,
 		if (!actions)
 			return -ENOMEM;
 	}
-	ret = sk_actions_copy_in(args->actions, args->actions_len, actions);
+	ret = sk_actions_copy_in_own(args->actions, args->actions_len, own,
+				     SK_SPAWN_OWN_ARGS(args->flags), actions);
 	if (!ret)
 		ret = sk_actions_check_dirs(actions, (unsigned int)args->actions_len);
 	cgroup_fd = ret ? -1 : sk_actions_cgroup_fd(actions, (unsigned int)args->actions_len);
 	if (cgroup_fd >= 0)
 		ret = sk_actions_check_cgroup(cgroup_fd);
-	/* The pidfd must be storable before a child exists. */
-	if (!ret && !(args->flags & SK_SPAWN_NO_PIDFD))
+	/* The pidfd must be storable before a child exists (our own slot is). */
+	if (!ret && !(args->flags & SK_SPAWN_NO_PIDFD) && !own)
 		ret = sk_copy_out(args->pidfd, &probe, sizeof(probe));
 	if (!ret)
 		ret = sk_creds_check(&t->creds);
@@ -385,8 +389,13 @@ static pid_t spawn_common(struct spawnkit_template *t,
 	ctx->mask = old;
 	if (!(args->flags & SK_SPAWN_NO_PIDFD) && ctx->files_shared)
 		ctx->pidfd_slot = &pidfd;
+	/* A start that runs on keeps its CPU: the child must not preempt it. */
+	if (s)
+		sk_sched_hold_begin(&hold);
+	ctx->sched_restore = hold.held;
 	pid = start_child(ctx, &pidfd, child_stack, stack_size,
 			  !(args->flags & SK_SPAWN_NO_PIDFD), cgroup_fd);
+	sk_sched_hold_end(&hold);
 	sk_syscall4(SYS_rt_sigprocmask, SIG_SETMASK, &old, 0, 8);
 	if (pid < 0) {
 		ret = (int)pid;

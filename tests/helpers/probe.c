@@ -7,18 +7,21 @@
  *   probe [--quiet] [--exit N] [--sleep SECONDS] [--write-fd FD TEXT] [--cat FD]
  *
  * Prints: "argc N", "argv I ARG", "cwd PATH", "fd N" for each open fd,
- * "fdflags N HEX" (FD_CLOEXEC etc.), "sigblk HEX", "sigign HEX", "env VAR=..."
- * for each variable, then does the requested extra steps.
+ * "fdflags N HEX" (FD_CLOEXEC etc.), "sigblk HEX", "sigign HEX", "sched
+ * POLICY NICE" (sched_getscheduler, getpriority), "env VAR=..." for each
+ * variable, then does the requested extra steps.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 
 extern char **environ;
@@ -69,6 +72,7 @@ int main(int argc, char **argv)
 	}
 	printf("sigblk %llx\n", (unsigned long long)blk);
 	printf("sigign %llx\n", (unsigned long long)ign);
+	printf("sched %d %d\n", sched_getscheduler(0), getpriority(PRIO_PROCESS, 0));
 	for (i = 0; environ[i]; i++)
 		printf("env %s\n", environ[i]);
 	fflush(stdout);

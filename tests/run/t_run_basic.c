@@ -59,6 +59,40 @@ TEST(killed_by_a_signal_is_the_real_status)
 	spawnkit_run_result_free(&r);
 }
 
+/* SIGPIPE and SIGXFSZ ignored here (as a Python caller has them): the
+ * child keeps them ignored without SPAWNKIT_RUN_RESTORE_SIGNALS and has
+ * them at SIG_DFL with it; other ignored signals stay ignored. */
+TEST(restore_signals_sets_sigpipe_and_sigxfsz_back_to_default)
+{
+	const unsigned long long both = (1ULL << (SIGPIPE - 1)) | (1ULL << (SIGXFSZ - 1));
+	const unsigned long long usr2 = 1ULL << (SIGUSR2 - 1);
+	struct sigaction old[3], ign = { .sa_handler = SIG_IGN };
+	struct spawnkit_run_opts o;
+	struct spawnkit_run_result r;
+	unsigned long long mask;
+	int restore, rc;
+
+	sigaction(SIGPIPE, &ign, &old[0]);
+	sigaction(SIGXFSZ, &ign, &old[1]);
+	sigaction(SIGUSR2, &ign, &old[2]);
+	for (restore = 0; restore < 2; restore++) {
+		spawnkit_run_opts_init(&o);
+		if (restore)
+			o.flags |= SPAWNKIT_RUN_RESTORE_SIGNALS;
+		rc = run_sh(&o, "sed -n 's/^SigIgn:[[:space:]]*//p' /proc/self/status", &r);
+		CHECK_EQ(rc, 0);
+		if (rc)
+			break;
+		mask = strtoull(joined(&r.out[1]), NULL, 16);
+		CHECK((mask & both) == (restore ? 0 : both));
+		CHECK(mask & usr2);
+		spawnkit_run_result_free(&r);
+	}
+	sigaction(SIGPIPE, &old[0], NULL);
+	sigaction(SIGXFSZ, &old[1], NULL);
+	sigaction(SIGUSR2, &old[2], NULL);
+}
+
 TEST(stderr_into_stdout_keeps_order)
 {
 	struct spawnkit_run_opts o;

@@ -101,6 +101,17 @@ BAD_OPTS(extra_umask_out_of_range, EINVAL,
 	 static struct spawn_template_action acts[1];
 	 spawnkit_action_umask(&acts[0], 07777);
 	 o->actions = acts; o->nr_actions = 1);
+/* the caller's actions' arguments are still copied checked: EFAULT, no
+ * crash (the run reads only its own actions' arguments directly) */
+BAD_OPTS(extra_sigdefault_arg_unmapped, EFAULT,
+	 static struct spawn_template_action acts[1];
+	 acts[0] = (struct spawn_template_action){
+		 .type = SPAWN_TEMPLATE_ACTION_SIGDEFAULT, .arg = 8 };
+	 o->actions = acts; o->nr_actions = 1);
+BAD_OPTS(extra_setrlimit_arg_unmapped, EFAULT,
+	 static struct spawn_template_action acts[1];
+	 spawnkit_action_setrlimit(&acts[0], RLIMIT_NOFILE, (void *)8);
+	 o->actions = acts; o->nr_actions = 1);
 BAD_OPTS(file_missing, ENOENT, o->file = "/nonexistent/attrs");
 BAD_OPTS(file_is_a_directory, EACCES, o->file = "/tmp");
 

@@ -7,6 +7,8 @@
  * does not wait; on the kernel backend every start is decided on return.
  */
 #include <poll.h>
+#include <sched.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include "util.h"
 
@@ -379,6 +381,50 @@ TEST(bad_arguments)
 	CHECK_ERR(spawnkit_spawn_start(NULL, argv, environ, NULL, 0, 0, &pidfd, &s), EINVAL);
 	CHECK_ERR(spawnkit_start_wait(NULL, 0), EINVAL);
 	CHECK(no_children());
+	spawnkit_template_destroy(t);
+}
+
+/* The caller is SCHED_BATCH during the clone only (sched_hold.c): the
+ * child runs with the caller's policy and nice value, and the caller has
+ * its own back, reset-on-fork included.  Run for each policy a caller may
+ * have that an unprivileged one may set. */
+static void start_with_policy(struct spawnkit_template *t, int policy, const char *want)
+{
+	char *argv[] = { "probe", NULL }, out[1 << 16];
+	struct sched_param zero = { 0 };
+	struct capture c;
+	int st;
+
+	ASSERT_EQ(sched_setscheduler(0, policy, &zero), 0);
+	capture_start(&c, t, argv, environ, NULL, 0);
+	ASSERT_GT(c.pid, 0);
+	CHECK_EQ(sched_getscheduler(0), policy);
+	CHECK_EQ(capture_finish(&c, out, sizeof(out), &st), 0);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	if (!strstr(out, want))
+		fprintf(stderr, "want \"%s\" in:\n%s", want, out);
+	CHECK(strstr(out, want) != NULL);
+}
+
+TEST(child_runs_with_the_callers_policy)
+{
+	struct spawnkit_template *t = user_probe();
+	int nice0 = getpriority(PRIO_PROCESS, 0);
+	char want[64];
+
+	/* a nice value of our own (this case runs in a child of its own),
+	 * kept by every start below */
+	ASSERT_EQ(setpriority(PRIO_PROCESS, 0, nice0 < 19 ? nice0 + 1 : 19), 0);
+	snprintf(want, sizeof(want), "sched %d %d\n", SCHED_OTHER, getpriority(PRIO_PROCESS, 0));
+	start_with_policy(t, SCHED_OTHER, want);
+	snprintf(want, sizeof(want), "sched %d %d\n", SCHED_BATCH, getpriority(PRIO_PROCESS, 0));
+	start_with_policy(t, SCHED_BATCH, want);
+	/* reset-on-fork: the caller keeps the flag, the child has none */
+	snprintf(want, sizeof(want), "sched %d %d\n", SCHED_OTHER, getpriority(PRIO_PROCESS, 0));
+	start_with_policy(t, SCHED_OTHER | SCHED_RESET_ON_FORK, want);
+	/* last: leaving SCHED_IDLE may need a privilege */
+	snprintf(want, sizeof(want), "sched %d %d\n", SCHED_IDLE, getpriority(PRIO_PROCESS, 0));
+	start_with_policy(t, SCHED_IDLE, want);
 	spawnkit_template_destroy(t);
 }
 
