@@ -1,10 +1,13 @@
 """Shared fixtures: every test must leave no fd, child or zombie behind."""
+import contextlib
 import os
+import signal
 import shutil
 import asyncio
 import threading
 import time
 from collections.abc import Callable, Collection, Coroutine, Iterable, Iterator
+from types import FrameType
 from typing import Any, TypeVar
 
 import pytest
@@ -90,6 +93,23 @@ def in_threads(fn: Callable[..., object], args: Iterable[tuple[Any, ...]]) -> No
 
 
 T = TypeVar("T")
+
+
+@contextlib.contextmanager
+def keyboard_interrupt_after(seconds: float) -> Iterator[None]:
+    """KeyboardInterrupt raised by a SIGALRM handler `seconds` from now, so
+    it lands inside whatever wait the body is in; the timer and the old
+    handler are restored on the way out."""
+    def boom(signum: int, frame: FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    old = signal.signal(signal.SIGALRM, boom)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
 
 
 def arun(coro: Coroutine[Any, Any, T]) -> T:

@@ -13,7 +13,7 @@ import pytest
 
 import spawnkit
 from spawnkit import _fallback
-from conftest import is_dead, wait_dead
+from conftest import is_dead, keyboard_interrupt_after, wait_dead
 
 
 def test_backend_is_what_this_run_expects() -> None:
@@ -80,16 +80,8 @@ def test_output_limit_keeps_head_and_tail() -> None:
 
 
 def test_interrupt_leaves_nothing_behind() -> None:
-    def interrupt(*_: object) -> None:
-        raise KeyboardInterrupt
-    old = signal.signal(signal.SIGALRM, interrupt)
-    try:
-        signal.setitimer(signal.ITIMER_REAL, 0.3)
-        with pytest.raises(KeyboardInterrupt):
-            _fallback.run(["sh", "-c", "sleep 60 & echo $! > /dev/null; sleep 60"])
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
+    with keyboard_interrupt_after(0.3), pytest.raises(KeyboardInterrupt):
+        _fallback.run(["sh", "-c", "sleep 60 & echo $! > /dev/null; sleep 60"])
 
 
 def test_spawn_is_a_popen_with_kill_tree() -> None:

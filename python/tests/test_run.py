@@ -4,14 +4,13 @@ import signal
 import subprocess
 import time
 from pathlib import Path
-from types import FrameType
 
 import pytest
 
 import spawnkit
 from spawnkit import DEVNULL, PIPE, STDOUT, NoOutputTimeoutExpired
 from cgroup_util import make_test_cgroup, remove_test_cgroup
-from conftest import is_dead, need, wait_dead
+from conftest import is_dead, keyboard_interrupt_after, need, wait_dead
 
 
 def pids_in(text: str) -> list[int]:
@@ -261,17 +260,8 @@ def test_pass_fds_through_run() -> None:
 def test_keyboard_interrupt_kills_the_tree() -> None:
     # an exception inside the wait (here from a signal handler) leaves
     # nothing behind
-    def boom(signum: int, frame: FrameType | None) -> None:
-        raise KeyboardInterrupt
-
-    old = signal.signal(signal.SIGALRM, boom)
-    try:
-        signal.setitimer(signal.ITIMER_REAL, 0.3)
-        with pytest.raises(KeyboardInterrupt):
-            spawnkit.run(["sh", "-c", "sleep 100 & sleep 100"])
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
+    with keyboard_interrupt_after(0.3), pytest.raises(KeyboardInterrupt):
+        spawnkit.run(["sh", "-c", "sleep 100 & sleep 100"])
 
 
 def test_result_is_a_completedprocess() -> None:

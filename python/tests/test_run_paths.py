@@ -4,19 +4,17 @@ their output early, timeouts that drain, signals during the run, no fd
 left behind, many threads."""
 import os
 import resource
-import signal
 import subprocess
 import threading
 import time
 from pathlib import Path
-from types import FrameType
 from typing import Any, List
 
 import pytest
 
 import spawnkit
 from spawnkit import NoOutputTimeoutExpired
-from conftest import wait_dead
+from conftest import keyboard_interrupt_after, wait_dead
 from test_output_limit import kept_ref
 
 pytestmark = pytest.mark.native
@@ -134,18 +132,9 @@ def test_no_fd_leak_after_many_runs_of_every_outcome() -> None:
 
 def test_keyboard_interrupt_during_the_reap_leaves_nothing() -> None:
     # the child has closed its pipes: the interrupt lands in the wait for it
-    def boom(signum: int, frame: FrameType | None) -> None:
-        raise KeyboardInterrupt
-
     before = sorted(os.listdir("/proc/self/fd"), key=int)
-    old = signal.signal(signal.SIGALRM, boom)
-    try:
-        signal.setitimer(signal.ITIMER_REAL, 0.3)
-        with pytest.raises(KeyboardInterrupt):
-            spawnkit.run(["sh", "-c", "exec >&- 2>&-; sleep 100"])
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
+    with keyboard_interrupt_after(0.3), pytest.raises(KeyboardInterrupt):
+        spawnkit.run(["sh", "-c", "exec >&- 2>&-; sleep 100"])
     assert sorted(os.listdir("/proc/self/fd"), key=int) == before
 
 
