@@ -37,15 +37,16 @@ done
 # The spawn calls from 32-bit user space (tests/compat): one static program
 # per ABI the compiler can link (gcc-multilib), with that ABI's numbers from
 # the patched <asm/unistd.h>, and abi_exec, which the guest starts them
-# through.  For an ABI the compiler cannot link, a stub of the same name
-# prints the reason as a skip (exit 77) in the guest.
+# through; the x86_64 build of the same cases is the reference they are
+# compared with.  For an ABI the compiler cannot link, a stub of the same
+# name prints the reason as a skip (exit 77) in the guest.
 extra=$st
 if [ "$mode" = test ]; then
 	ct=$gb/compat
 	rm -rf "$ct"; mkdir -p "$ct"
 	$CC $KCFLAGS -o "$ct/abi_exec" "$top/tests/compat/abi_exec.c"
 	nr_batch=$(sed -n 's/^#define __NR_batch \([0-9]*\)$/\1/p' "$kout/usr/include/asm/unistd_64.h")
-	for abi in i386:-m32 x32:-mx32; do
+	for abi in x86_64:-m64 i386:-m32 x32:-mx32; do
 		name=spawn_compat_${abi%%:*} flag=${abi#*:}
 		if echo 'int main(void) { return 0; }' |
 			$CC $flag -static -x c -o "$ct/probe" - 2>/dev/null; then

@@ -48,8 +48,11 @@
 #define ABI "i386"
 #elif defined(__x86_64__) && defined(__ILP32__)
 #define ABI "x32"
+#elif defined(__x86_64__)
+#define ABI "x86_64"
+#define NATIVE 1	/* the reference run: the same cases from 64 bits */
 #else
-#error "spawn_compat.c is built with -m32 or -mx32 only"
+#error "spawn_compat.c is built with -m32, -mx32 or -m64 only"
 #endif
 
 #ifndef __NR_spawn_template_spawn
@@ -60,7 +63,6 @@
 #endif
 
 /* The ABI the kernel reads: the same bytes from every caller. */
-_Static_assert(sizeof(void *) == 4, "a 32-bit ABI");
 _Static_assert(sizeof(struct spawn_template_create_args) ==
 	       SPAWN_TEMPLATE_CREATE_ARGS_SIZE_VER0, "create args: 24 bytes");
 _Static_assert(sizeof(struct spawn_template_spawn_args) ==
@@ -74,14 +76,21 @@ typedef unsigned long long u64;
 
 #define CHILD "spawn-compat-child"
 #define U(p) ((u64)(uintptr_t)(p))
-#define HIGH_BIT (1ULL << 32)	/* a pointer bit a 32-bit caller never has */
+/*
+ * A pointer bit that names no mapping of this process: for a 32-bit caller
+ * bit 32, which a kernel cutting the u64 field to 32 bits would drop (and
+ * reach the caller's real variable); for the 64-bit reference bit 63.
+ */
+#define HIGH_BIT (sizeof(void *) == 4 ? 1ULL << 32 : 1ULL << 63)
+#define HIGH_FLAG (1ULL << 40)	/* a flag bit in the upper half */
 /* x86's O_LARGEFILE as the kernel reports it (x32's glibc defines it 0) */
 #define KERNEL_O_LARGEFILE 0100000
 
 #ifdef __x86_64__
 /*
  * x32: glibc's syscall() takes 32-bit longs, whose upper register halves
- * the ABI leaves undefined; the kernel reads 64-bit registers.
+ * the ABI leaves undefined; the kernel reads 64-bit registers.  The same
+ * code serves x86_64.
  */
 static long sc(long nr, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 {
@@ -572,7 +581,7 @@ TEST_F(compat, bad_flags_and_sizes)
 	c.tail = 0;
 	c.a.flags = 1;				/* v1's CLOEXEC: no flag now */
 	EXPECT_ERR(create_args(&c, sizeof(c.a)), EINVAL);
-	c.a.flags = HIGH_BIT;			/* the upper half is read too */
+	c.a.flags = HIGH_FLAG;			/* the upper half is read too */
 	EXPECT_ERR(create_args(&c, sizeof(c.a)), EINVAL);
 	c.a.flags = 0;
 	c.a.execfd = -7;			/* a filename and an fd */
@@ -596,7 +605,7 @@ TEST_F(compat, bad_flags_and_sizes)
 	s.tail = 0;
 	s.a.flags = 1ULL << 5;
 	EXPECT_ERR(spawn_args(self->tfd, &s, sizeof(s.a)), EINVAL);
-	s.a.flags = HIGH_BIT << 8;
+	s.a.flags = HIGH_FLAG;
 	EXPECT_ERR(spawn_args(self->tfd, &s, sizeof(s.a)), EINVAL);
 	s.a.flags = 0;
 	s.a.actions = U(&bad_type);
@@ -692,6 +701,7 @@ TEST_F(compat, report_errno)
 	close(pidfd);
 }
 
+#ifndef NATIVE
 /*
  * batch() is wired on x86_64 only (patch "arch: wire up"): this ABI's
  * headers have no number for it, and x86_64's number in this ABI's table
@@ -714,6 +724,30 @@ TEST(batch_not_wired_for_this_abi)
 	EXPECT_EQ(sc(nr, U(entries), U(results), 1, 0, BATCH_ENTRY_SIZE_VER0), -1);
 	EXPECT_EQ(errno, ENOSYS);
 }
+#else
+/*
+ * The reference: on x86_64 batch() is there, and takes entries of a larger
+ * entry_size; an entry whose bytes past the known struct are not zero is
+ * not run (-E2BIG in its slot).
+ */
+TEST(batch_with_entry_size)
+{
+	union {
+		struct batch_entry e;
+		unsigned char bytes[128];
+	} ents[2];
+	long long results[2] = { 0, 0 };
+
+	EXPECT_EQ(NR_BATCH_X86_64, __NR_batch);
+	memset(ents, 0, sizeof(ents));
+	ents[0].e.nr = __NR_getppid;
+	ents[1].e.nr = __NR_getppid;
+	ents[1].bytes[100] = 1;
+	EXPECT_GE(sc(__NR_batch, U(ents), U(results), 2, 0, sizeof(ents[0])), 0);
+	EXPECT_EQ(results[0], getppid());
+	EXPECT_EQ(results[1], -E2BIG);
+}
+#endif
 
 int main(int argc, char **argv)
 {
