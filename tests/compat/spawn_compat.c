@@ -516,21 +516,30 @@ TEST_F(compat, fchdir_action)
 }
 
 /*
- * SIGMASK takes the kernel's sigset (8 bytes on x86_64, also for a 32-bit
- * caller, whose glibc sigset_t is 128): both halves of it arrive.
+ * SIGMASK takes a signal set of rt_sigprocmask()'s size (8 bytes on x86,
+ * also for a 32-bit caller, whose glibc sigset_t is 128): both halves of
+ * it arrive.  The set is written as this ABI's rt_sigprocmask() takes it,
+ * 32-bit words with signals 1-32 first for a 32-bit caller.  On x86 (little
+ * endian) that is byte for byte the kernel's u64, so this case cannot show
+ * a compat set read as the native sigset_t instead of with
+ * get_compat_sigset(): on a big-endian 64-bit kernel that swaps signals
+ * 1-32 and 33-64.
  */
 TEST_F(compat, sigmask_action)
 {
 	static const char *const argv[] = { CHILD, "status", "SigBlk", NULL };
 	static const char *const envp[] = { NULL };
 	u64 mask = 1ULL << (SIGUSR1 - 1) | 1ULL << (SIGTERM - 1) | 1ULL << (40 - 1);
-	struct spawn_template_sigset s = { .sigset = U(&mask), .sigsetsize = 8 };
+	unsigned long words[8 / sizeof(long)];
+	struct spawn_template_sigset s = { .sigset = U(words), .sigsetsize = 8 };
 	struct spawn_template_action a = {
 		.type = SPAWN_TEMPLATE_ACTION_SIGMASK, .arg = U(&s),
 	};
 	struct run r;
 	int pidfd;
 
+	for (unsigned int i = 0; i < 8 / sizeof(long); i++)
+		words[i] = (unsigned long)(mask >> (i * 8 * sizeof(long)));
 	EXPECT_GT(run_capture(self->tfd, argv, envp, &a, 1, 0, &r), 0);
 	EXPECT_STREQ(r.out, "SigBlk:\t0000008000004200\n");
 	EXPECT_EQ(r.status, 0);
