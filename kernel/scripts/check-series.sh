@@ -3,9 +3,11 @@
 #
 # For k = 1..N: a git worktree of the pristine tree with patches 1..k
 # applied (git am), built incrementally into its own output directory
-# ($CACHE/linux-<ver>/build-series, with the guest config), so a patch
-# that only builds together with a later one is found.  Prints one line
-# per patch and exits non-zero at the first that does not build.
+# ($CACHE/linux-<ver>/build-series, with the guest config, read again
+# after each patch so that an option a patch adds is on from that patch
+# on), so a patch that only builds together with a later one is found.
+# Prints one line per patch and exits non-zero at the first that does not
+# build.
 # Run after build-kernel.sh (it reuses the unpacked tree and .config).
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,13 +22,17 @@ rm -rf "$WT"
 git -C "$SRC" worktree prune
 git -C "$SRC" worktree add -q --detach "$WT" pristine
 mkdir -p "$OUT"
-cp "$KDIR/build/.config" "$OUT/.config"
-make -s -C "$WT" O="$OUT" ARCH=x86_64 olddefconfig >/dev/null
 k=0
 # Patch k goes on top of 1..k-1, so each step rebuilds only what it touches.
 for p in $(ls "$here"/patches/*.patch | sort); do
 	k=$((k + 1))
 	git -C "$WT" -c user.name=spawnkit -c user.email=spawnkit@localhost am -q "$p"
+	# The guest .config again after each patch: kconfig drops a symbol
+	# its tree does not know yet, so a copy made once before patch 1
+	# would leave SPAWN_TEMPLATE and BATCH_SYSCALL off at every prefix
+	# and the series' own code never compiled.
+	cp "$KDIR/build/.config" "$OUT/.config"
+	make -s -C "$WT" O="$OUT" ARCH=x86_64 olddefconfig >/dev/null
 	if make -s -C "$WT" O="$OUT" ARCH=x86_64 -j"$JOBS" bzImage >"$OUT/log" 2>&1; then
 		echo "check-series: builds: 1..$k ($(basename "$p"))"
 	else
