@@ -227,6 +227,17 @@ export interface RegisterStats {
 }
 /** A copy of the counters; all zero unless spawnkit/register is loaded. */
 export function registerStats(): RegisterStats;
+/** spawnkit/register's settings (docs/node-register.md). */
+export interface RegisterOptions {
+  /**
+   * 0..19 (default 0, or SPAWNKIT_REGISTER_CHILD_NICE): added to the nice
+   * value of the children of spawn, exec and execFile, so that CPU-bound
+   * tools do not hold the event loop off the CPU.  Not the sync calls'.
+   */
+  childNice: number;
+}
+/** Reads register's settings; with options, sets them for the starts from then on. */
+export function registerOptions(options?: Partial<RegisterOptions>): RegisterOptions;
 
 export interface WarmStats {
   warmSpawns: number;

@@ -229,4 +229,4 @@ function runOptions(options) {
   };
 }
 
-module.exports = { runOptions, RLIMITS, DEFAULT_MAX_BUFFER };
+module.exports = { runOptions, RLIMITS, DEFAULT_MAX_BUFFER, typeError, rangeError };
