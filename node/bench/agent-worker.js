@@ -128,8 +128,10 @@ async function runAll(list) {
   tracer?.stop();
   const cpu = process.cpuUsage(cpu0);
   let stats = null;
+  let registerOptions = null;
   try {
     stats = require('..').registerStats();
+    registerOptions = require('..').registerOptions();
   } catch {
     // addon not built: a stock-only run
   }
@@ -138,7 +140,7 @@ async function runAll(list) {
     p50_ms: h.percentile(50) / 1e6, p99_ms: h.percentile(99) / 1e6, max_ms: h.max / 1e6,
     loop_ms: { p50: h.percentile(50) / 1e6, p90: h.percentile(90) / 1e6, p99: h.percentile(99) / 1e6, max: h.max / 1e6 },
     call_ms: quantiles(latency), start_hold_ms: quantiles(startHold),
-    parent_cpu_ms_per_call: (cpu.user + cpu.system) / 1000 / calls.length, stats,
+    parent_cpu_ms_per_call: (cpu.user + cpu.system) / 1000 / calls.length, stats, register_options: registerOptions,
     trace: tracer ? tracer.summary() : null,
   }));
 })().catch((e) => {
