@@ -77,6 +77,9 @@ export interface RunOptions extends Omit<SpawnOptions, 'stdio' | 'argv0' | 'kill
   rlimits?: Rlimits;
   /** The child's umask (0..0o777). */
   umask?: number;
+  /** Added to the child's nice value as `nice -n` does (-39..39; the result is clamped
+   *  to -20..19; lowering it needs CAP_SYS_NICE): the child and all it starts. */
+  nice?: number;
   /** Start the child in this cgroup2 directory (must be writable); it is killed with the run. */
   cgroup?: string;
   /** stdin, stdout and stderr on a new pseudoterminal, the child's controlling terminal
