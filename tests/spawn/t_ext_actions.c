@@ -248,6 +248,7 @@ TEST_F(attrs, nice_negative_without_the_privilege_is_eacces)
  * A kernel template made from an fd: the kernel runs the action itself
  * (asked of the kernel directly whether it can), or, on a patched kernel
  * from before the actions, there is no path for the handoff: EOPNOTSUPP.
+ * NICE is the user backend's alone: EOPNOTSUPP on any kernel.
  */
 TEST_F(attrs, kernel_template_from_an_fd)
 {
@@ -269,23 +270,6 @@ TEST_F(attrs, kernel_template_from_an_fd)
 	} else {
 		CHECK_ERR(r->pid, EOPNOTSUPP);
 	}
-	spawnkit_template_destroy(tf);
-}
-
-/* NICE is the user backend's alone: through a kernel template made from
- * an fd there is no path to hand it off with */
-TEST_F(attrs, nice_on_a_kernel_template_from_an_fd_is_eopnotsupp)
-{
-	struct run_result *r = self->r;
-	struct spawnkit_template *tf;
-	int fd;
-
-	if (!is_kernel(t))
-		SKIP("not the kernel backend: nothing is handed off");
-	fd = open(helper_path("attrs"), O_RDONLY | O_CLOEXEC);
-	ASSERT_GE(fd, 0);
-	ASSERT_EQ(spawnkit_template_create_fd(fd, 0, &tf), 0);
-	close(fd);
 	spawnkit_action_nice(&self->a[0], 1);
 	spawn_capture(tf, argv_attrs, environ, self->a, 1, 0, r);
 	CHECK_ERR(r->pid, EOPNOTSUPP);
