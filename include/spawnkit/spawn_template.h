@@ -49,9 +49,10 @@
 /*
  * spawnkit extensions of the action list (numbers appended after the
  * proposal's).  The user backend implements them all; the kernel series
- * SETSID..CGROUP since its process-attribute patch, not SETCTTY or NICE.  The
- * kernel backend hands a spawn the kernel cannot run (SETCTTY, NICE, or any of them on
- * an older patched kernel) to the user backend (see spawnkit.h).
+ * SETSID..CGROUP since its process-attribute patch, not SETCTTY or NICE.
+ * The kernel backend hands a spawn the kernel cannot run (SETCTTY, NICE, or
+ * any of them on an older patched kernel) to the user backend (see
+ * spawnkit.h).
  *   SETSID     setsid(); every other field 0
  *   SETPGID    setpgid(0, fd): fd is the group (0: a new group led by the
  *              child); every other field 0

@@ -4,8 +4,8 @@
  *
  * spawnkit's extension actions SETSID, SETPGID, UMASK, SETRLIMIT and CGROUP
  * are in the kernel series since its process-attribute patch (SETCTTY and
- * NICE are not); a patched kernel from before that patch refuses them with EINVAL,
- * as it refuses any type it does not know.  Which kernel this is, is probed
+ * NICE are not); a patched kernel from before that patch refuses them with
+ * EINVAL, as it refuses any type it does not know.  Which kernel this is, is probed
  * once per process, on the first spawn that needs it, with no child started
  * (kernel_has_ext()).  On an older kernel, a spawn through a kernel-backend
  * template that uses any of them (or SPAWNKIT_SPAWN_SETSID) runs on a
