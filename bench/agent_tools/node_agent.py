@@ -88,13 +88,16 @@ def modes(a: argparse.Namespace) -> list[str]:
     return ["stock", "register"] + (["register-nice"] if a.nice else [])
 
 
-def run_trial(a: argparse.Namespace, mode: str, resident: int, plan: Path) -> dict:
+def run_trial(a: argparse.Namespace, mode: str, resident: int, plan: Path,
+              prefix: list[str] = [], worker_args: list[str] = []) -> dict:
+    """One trial; prefix: a command the harness runs under, worker_args:
+    more options of agent-worker.js (sched_variants.py uses both)."""
     pre = ["-r", str(REGISTER)] if mode.startswith("register") else []
     env = {k: v for k, v in os.environ.items() if k != NICE_ENV}
     if mode == "register-nice":
         env[NICE_ENV] = str(a.nice)
-    cmd = [a.node, *pre, str(WORKER), "--plan", str(plan), "--resident", str(resident),
-           "--in-flight", str(a.in_flight)]
+    cmd = [*prefix, a.node, *pre, str(WORKER), "--plan", str(plan), "--resident", str(resident),
+           "--in-flight", str(a.in_flight), *worker_args]
     if a.child_nice is not None:
         cmd += ["--child-nice", str(a.child_nice)]
     cmd += ["--trace"] * a.trace + ["--trivial"] * a.trivial

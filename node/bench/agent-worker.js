@@ -26,6 +26,10 @@ const inFlight = Number(arg('in-flight', '16'));
 // (a diagnostic: how much of the loop's delay is the tools' competition
 // for the CPU rather than anything the start does).  Off by default.
 const childNice = arg('child-nice', null);
+// --wrap 'PROGRAM ARG...': every tool started as PROGRAM ARG... TOOL ARGS
+// (a diagnostic: bench/agent_tools/sched_variants.py sets the tools'
+// scheduling attributes through a wrapper that execs the tool).
+const wrap = arg('wrap', null)?.split(' ').filter(Boolean) ?? [];
 // --trace: split the loop's delays and the starts into on-CPU, run-queue
 // and blocked time (loop-trace.js).  Off by default: it samples the loop.
 const tracer = process.argv.includes('--trace') ? new LoopTrace() : null;
@@ -73,7 +77,8 @@ const startHold = []; // ms, execFile's own return: the loop held by the start
 function one(c) {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const start = () => cp.execFile(c.argv[0], c.argv.slice(1), { cwd: c.cwd, encoding: 'buffer', maxBuffer: 64 << 20 },
+    const argv = [...wrap, ...c.argv];
+    const start = () => cp.execFile(argv[0], argv.slice(1), { cwd: c.cwd, encoding: 'buffer', maxBuffer: 64 << 20 },
       (err, stdout, stderr) => {
         latency.push(performance.now() - t0);
         if (err && typeof err.code !== 'number') return reject(new Error(`${c.argv.join(' ')}: ${err.message}`));
