@@ -89,7 +89,7 @@ def modes(a: argparse.Namespace) -> list[str]:
 
 
 def run_trial(a: argparse.Namespace, mode: str, resident: int, plan: Path,
-              prefix: list[str] = [], worker_args: list[str] = []) -> dict:
+              prefix: tuple[str, ...] = (), worker_args: tuple[str, ...] = ()) -> dict:
     """One trial; prefix: a command the harness runs under, worker_args:
     more options of agent-worker.js (sched_variants.py uses both)."""
     pre = ["-r", str(REGISTER)] if mode.startswith("register") else []

@@ -85,8 +85,8 @@ def main(argv: list[str]) -> int:
             for n in order:
                 loop, tools = vs[n]
                 t = node_agent.run_trial(a, "register", ours.resident, plan,
-                                         prefix=[str(exe), *loop] if loop else [],
-                                         worker_args=["--wrap", f"{exe} {tools}"])
+                                         prefix=(str(exe), *loop) if loop else (),
+                                         worker_args=("--wrap", f"{exe} {tools}"))
                 top = t["trace"]["tick_top1"]
                 t.update(load=os.getloadavg()[0], runq=top["runq_ms"] / max(1, top["n"]))
                 res[n].append(t)
