@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import contextlib
 import json
 import os
 import shutil
@@ -38,6 +39,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Iterator
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
@@ -82,6 +84,21 @@ def write_plan(w: workload.Workload, n: int, seed: int, path: Path) -> None:
               "unordered": c.unordered, "stdout": base64.b64encode(c.stdout).decode()}
              for c in w.plan(n, seed)]
     path.write_text(json.dumps({"calls": calls}))
+
+
+@contextlib.contextmanager
+def planned(a: argparse.Namespace, name: str) -> Iterator[tuple[Path, Path]]:
+    """A scratch directory with the workload's tree and a plan of a.calls
+    calls (what every trial runs), removed afterwards: (directory, plan)."""
+    root = Path(tempfile.mkdtemp(prefix=f"spawnkit-{name}-"))
+    try:
+        w = workload.build(root / "tree", a.seed, sys.executable)
+        preflight(w)
+        plan = root / "plan.json"
+        write_plan(w, a.calls, a.seed, plan)
+        yield root, plan
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def modes(a: argparse.Namespace) -> list[str]:
@@ -216,41 +233,27 @@ def plot(rows: list[dict], ms: list[str], nice: int, path: str, title: str) -> N
     fig.savefig(path, dpi=120)
 
 
-def main(argv: list[str]) -> int:
-    a = parse_args(argv)
-    if not prepare_tools("node_agent"):
-        return 2
-    sizes = [int(x) for x in a.resident.split(",") if x]
-    ms = modes(a)
-    root = Path(tempfile.mkdtemp(prefix="spawnkit-node-agent-"))
-    trials: list[dict] = []
-    try:
-        w = workload.build(root / "tree", a.seed, sys.executable)
-        preflight(w)
-        plan = root / "plan.json"
-        write_plan(w, a.calls, a.seed, plan)
-        for rep in range(a.reps):
-            for si, size in enumerate(sizes):
-                k = (rep + si) % len(ms)
-                order = ms[k:] + ms[:k]
-                for mode in order:
-                    t = run_trial(a, mode, size, plan)
-                    t.update(rep=rep, resident=size, mode=mode, load=os.getloadavg()[0])
-                    trials.append(t)
-                    print(f"  rep {rep + 1} {size:>5} MiB {mode:<13} {t['calls_per_s']:8.1f} calls/s"
-                          f"  loop p99 {t['p99_ms']:7.2f} ms  call p50/p99/max {t['call_ms_p50']:.0f}/"
-                          f"{t['call_ms_p99']:.0f}/{t['call_ms_max']:.0f} ms  start p99 {t['start_hold_ms_p99']:.2f} ms"
-                          f"  ({t['calls']} calls verified, load {os.getloadavg()[0]:.1f})",
-                          file=sys.stderr, flush=True)
-    except BenchFailure as e:
-        print(f"node_agent: FAILED: {e}", file=sys.stderr)
-        return 1
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
+def run_all(a: argparse.Namespace, sizes: list[int], ms: list[str], plan: Path, trials: list[dict]) -> None:
+    """Every trial, the modes' order rotating, into trials."""
+    for rep in range(a.reps):
+        for si, size in enumerate(sizes):
+            k = (rep + si) % len(ms)
+            for mode in ms[k:] + ms[:k]:
+                t = run_trial(a, mode, size, plan)
+                t.update(rep=rep, resident=size, mode=mode, load=os.getloadavg()[0])
+                trials.append(t)
+                print(f"  rep {rep + 1} {size:>5} MiB {mode:<13} {t['calls_per_s']:8.1f} calls/s"
+                      f"  loop p99 {t['p99_ms']:7.2f} ms  call p50/p99/max {t['call_ms_p50']:.0f}/"
+                      f"{t['call_ms_p99']:.0f}/{t['call_ms_max']:.0f} ms  start p99 {t['start_hold_ms_p99']:.2f} ms"
+                      f"  ({t['calls']} calls verified, load {os.getloadavg()[0]:.1f})",
+                      file=sys.stderr, flush=True)
 
+
+def report(a: argparse.Namespace, sizes: list[int], ms: list[str], trials: list[dict]) -> None:
+    """The tables, the plot and the JSON."""
     rows = []
     for size in sizes:
-        row = {"resident": size}
+        row: dict = {"resident": size}
         for mode in ms:
             ts = [t for t in trials if t["resident"] == size and t["mode"] == mode]
             keys = ["calls_per_s", "p99_ms", "p50_ms", "max_ms", "parent_cpu_ms_per_call"]
@@ -288,6 +291,22 @@ def main(argv: list[str]) -> int:
                                         "child_nice": a.child_nice, "trivial": a.trivial,
                                         "in_flight": a.in_flight, "summary": rows, "trials": trials}, indent=1) + "\n")
     print(f"json: {a.json}")
+
+
+def main(argv: list[str]) -> int:
+    a = parse_args(argv)
+    if not prepare_tools("node_agent"):
+        return 2
+    sizes = [int(x) for x in a.resident.split(",") if x]
+    ms = modes(a)
+    trials: list[dict] = []
+    try:
+        with planned(a, "node-agent") as (_, plan):
+            run_all(a, sizes, ms, plan, trials)
+    except BenchFailure as e:
+        print(f"node_agent: FAILED: {e}", file=sys.stderr)
+        return 1
+    report(a, sizes, ms, trials)
     return 0
 
 

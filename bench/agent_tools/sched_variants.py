@@ -28,15 +28,13 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import node_agent  # noqa: E402
-import workload  # noqa: E402
-from agent_tools import BenchFailure, prepare_tools, preflight  # noqa: E402
+from agent_tools import BenchFailure, prepare_tools  # noqa: E402
 
 TOOL_SLICE_NS = 30_000_000
 LOOP_SLICE_NS = 100_000
@@ -49,6 +47,37 @@ def variants(nices: list[int]) -> dict[str, tuple[list[str], str]]:
          "both": ([str(LOOP_SLICE_NS), "0"], f"{TOOL_SLICE_NS} 0")}
     v.update({f"nice-{n}": ([], f"0 {n}") for n in nices})
     return v
+
+
+def run_all(ours: argparse.Namespace, a: argparse.Namespace, vs: dict[str, tuple[list[str], str]],
+            names: list[str], exe: Path, plan: Path, res: dict[str, list[dict]]) -> None:
+    """Every variant per repetition, the order reversed every other one."""
+    for rep in range(ours.reps):
+        order = names if rep % 2 == 0 else names[::-1]
+        for n in order:
+            loop, tools = vs[n]
+            t = node_agent.run_trial(a, "register", ours.resident, plan,
+                                     prefix=(str(exe), *loop) if loop else (),
+                                     worker_args=("--wrap", f"{exe} {tools}"))
+            top = t["trace"]["tick_top1"]
+            t.update(load=os.getloadavg()[0], runq=top["runq_ms"] / max(1, top["n"]))
+            res[n].append(t)
+            print(f"  rep {rep + 1} {n:<10} {t['calls_per_s']:7.1f} calls/s  loop p99 {t['p99_ms']:7.2f} ms"
+                  f"  slowest ticks' run-queue wait {t['runq']:6.1f} ms  (load {t['load']:.1f})",
+                  file=sys.stderr, flush=True)
+
+
+def report(ours: argparse.Namespace, names: list[str], res: dict[str, list[dict]]) -> None:
+    """Per variant, each repetition's loop p99 and slowest ticks' wait."""
+    print(f"\nregister at {ours.resident} MiB, {ours.calls} calls, {ours.reps} reps; load average (1 min) "
+          f"{min(t['load'] for ts in res.values() for t in ts):.1f}-"
+          f"{max(t['load'] for ts in res.values() for t in ts):.1f}\n")
+    print(f"{'variant':<10} | {'loop p99 ms per rep':<24} | {'run-queue wait ms per rep':<26} | calls/s (median)")
+    for n in names:
+        ts = res[n]
+        p99 = " / ".join(f"{t['p99_ms']:.1f}" for t in ts)
+        runq = " / ".join(f"{t['runq']:.0f}" for t in ts)
+        print(f"{n:<10} | {p99:<24} | {runq:<26} | {statistics.median(t['calls_per_s'] for t in ts):.0f}")
 
 
 def main(argv: list[str]) -> int:
@@ -67,46 +96,20 @@ def main(argv: list[str]) -> int:
     names = ours.only.split(",") if ours.only else list(vs)
     if any(n not in vs for n in names):
         p.error(f"--only: variants are {', '.join(vs)}")
-    root = Path(tempfile.mkdtemp(prefix="spawnkit-sched-variants-"))
     res: dict[str, list[dict]] = {n: [] for n in names}
     try:
-        exe = root / "sched_exec"
-        cc = subprocess.run([ours.cc, "-O2", "-o", str(exe), str(HERE / "sched_exec.c")],
-                            capture_output=True, text=True)
-        if cc.returncode:
-            print(f"sched_variants: cannot build sched_exec: {cc.stderr.strip()}", file=sys.stderr)
-            return 2
-        w = workload.build(root / "tree", a.seed, sys.executable)
-        preflight(w)
-        plan = root / "plan.json"
-        node_agent.write_plan(w, a.calls, a.seed, plan)
-        for rep in range(ours.reps):
-            order = names if rep % 2 == 0 else names[::-1]
-            for n in order:
-                loop, tools = vs[n]
-                t = node_agent.run_trial(a, "register", ours.resident, plan,
-                                         prefix=(str(exe), *loop) if loop else (),
-                                         worker_args=("--wrap", f"{exe} {tools}"))
-                top = t["trace"]["tick_top1"]
-                t.update(load=os.getloadavg()[0], runq=top["runq_ms"] / max(1, top["n"]))
-                res[n].append(t)
-                print(f"  rep {rep + 1} {n:<10} {t['calls_per_s']:7.1f} calls/s  loop p99 {t['p99_ms']:7.2f} ms"
-                      f"  slowest ticks' run-queue wait {t['runq']:6.1f} ms  (load {t['load']:.1f})",
-                      file=sys.stderr, flush=True)
+        with node_agent.planned(a, "sched-variants") as (root, plan):
+            exe = root / "sched_exec"
+            cc = subprocess.run([ours.cc, "-O2", "-o", str(exe), str(HERE / "sched_exec.c")],
+                                capture_output=True, text=True)
+            if cc.returncode:
+                print(f"sched_variants: cannot build sched_exec: {cc.stderr.strip()}", file=sys.stderr)
+                return 2
+            run_all(ours, a, vs, names, exe, plan, res)
     except BenchFailure as e:
         print(f"sched_variants: FAILED: {e}", file=sys.stderr)
         return 1
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
-    print(f"\nregister at {ours.resident} MiB, {ours.calls} calls, {ours.reps} reps; load average (1 min) "
-          f"{min(t['load'] for ts in res.values() for t in ts):.1f}-"
-          f"{max(t['load'] for ts in res.values() for t in ts):.1f}\n")
-    print(f"{'variant':<10} | {'loop p99 ms per rep':<24} | {'run-queue wait ms per rep':<26} | calls/s (median)")
-    for n in names:
-        ts = res[n]
-        p99 = " / ".join(f"{t['p99_ms']:.1f}" for t in ts)
-        runq = " / ".join(f"{t['runq']:.0f}" for t in ts)
-        print(f"{n:<10} | {p99:<24} | {runq:<26} | {statistics.median(t['calls_per_s'] for t in ts):.0f}")
+    report(ours, names, res)
     return 0
 
 
