@@ -70,6 +70,6 @@ elif [ "${marker#SPAWNKIT-GUEST-DONE status=}" != 0 ]; then
 	status=1
 fi
 echo "boot: guest result:"
-grep -E '^guest: (C suite|selftests)' "$log" | sed 's/^/  /'
+grep -E '^guest: (C suite|selftests|compat: |compat .* (SKIPPED|FAILED))' "$log" | sed 's/^/  /'
 echo "boot: $marker"
 exit $status

@@ -1,11 +1,12 @@
 #!/bin/sh
 # run-guest.sh test|bench GUEST_BUILD_DIR
 #
-# Builds (or reuses) the patched kernel, builds the series' selftests (and for
-# bench the bench/kernel programs) statically against the patched UAPI
-# headers, packs the initramfs and boots it (scripts/boot.sh).  Exit status:
-# the guest's.  KERNEL_BZIMAGE=CACHE/linux-*/bzImage boots a kernel already
-# built there (another series, to compare) instead of building this one.
+# Builds (or reuses) the patched kernel, builds the series' selftests, for
+# test the 32-bit compat tests (tests/compat) and for bench the bench/kernel
+# programs, statically against the patched UAPI headers, packs the initramfs
+# and boots it (scripts/boot.sh).  Exit status: the guest's.
+# KERNEL_BZIMAGE=CACHE/linux-*/bzImage boots a kernel already built there
+# (another series, to compare) instead of building this one.
 set -eu
 mode=$1 gb=$2
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -33,7 +34,34 @@ for d in spawn_template batch filesystems/lookup_perm; do
 	done
 done
 
+# The spawn calls from 32-bit user space (tests/compat): one static program
+# per ABI the compiler can link (gcc-multilib), with that ABI's numbers from
+# the patched <asm/unistd.h>, and abi_exec, which the guest starts them
+# through; the x86_64 build of the same cases is the reference they are
+# compared with.  For an ABI the compiler cannot link, a stub of the same
+# name prints the reason as a skip (exit 77) in the guest.
 extra=$st
+if [ "$mode" = test ]; then
+	ct=$gb/compat
+	rm -rf "$ct"; mkdir -p "$ct"
+	$CC $KCFLAGS -o "$ct/abi_exec" "$top/tests/compat/abi_exec.c"
+	nr_batch=$(sed -n 's/^#define __NR_batch \([0-9]*\)$/\1/p' "$kout/usr/include/asm/unistd_64.h")
+	for abi in x86_64:-m64 i386:-m32 x32:-mx32; do
+		name=spawn_compat_${abi%%:*} flag=${abi#*:}
+		if echo 'int main(void) { return 0; }' |
+			$CC $flag -static -x c -o "$ct/probe" - 2>/dev/null; then
+			$CC $flag $KCFLAGS -I "$top/tests" -DNR_BATCH_X86_64="$nr_batch" \
+				-o "$ct/$name" "$top/tests/compat/spawn_compat.c"
+		else
+			why="$CC $flag -static cannot link a program on the build host (Debian: gcc-multilib, libc6-dev-x32)"
+			echo "run-guest: $name not built: $why" >&2
+			printf '#!/bin/sh\necho "SKIP: %s not built: %s"\nexit 77\n' "$name" "$why" > "$ct/$name"
+			chmod 755 "$ct/$name"
+		fi
+		rm -f "$ct/probe"
+	done
+	extra="$st $ct"
+fi
 if [ "$mode" = bench ]; then
 	bb=$gb/bench
 	rm -rf "$bb"; mkdir -p "$bb"
