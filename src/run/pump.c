@@ -273,6 +273,11 @@ int sk_pump_run(struct sk_pump *p)
 				} else {
 					feed(p, &off);
 				}
+			} else if (idx[i] > 0 && p->fd[idx[i]] >= 0 &&
+				   !(pf[i].revents & POLLIN) && !p->pty) {
+				/* a pipe with nothing in it and no writer
+				 * left: its end of file, without a read */
+				close_fd(&p->fd[idx[i]]);
 			} else if (idx[i] > 0 && p->fd[idx[i]] >= 0) {
 				int r = read_one(p, idx[i], buf);
 
