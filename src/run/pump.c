@@ -216,6 +216,10 @@ int sk_pump_run(struct sk_pump *p)
 	p->eof_len = -1;
 	if (p->fd[0] >= 0 && !o->input_len && !p->pty)
 		close_fd(&p->fd[0]);
+	if (p->pidfd < 0) {		/* gone before its pidfd (late_pidfd.c) */
+		p->status = -1;
+		ended(p, &exited, &exit_at, killed, &drain_until);
+	}
 	for (;;) {
 		t = now_ms();
 		if (exited && p->fd[1] < 0 && p->fd[2] < 0)

@@ -14,6 +14,7 @@
 #include <spawnkit/warm.h>
 
 #include "common/sys.h"
+#include "run/late_pidfd.h"
 #include "run/pump.h"
 #include "run/pty.h"
 #include "run/resolve.h"
@@ -272,11 +273,20 @@ static pid_t start(const struct spawnkit_run_opts *o, struct spawnkit_template *
 	const char *path = spawnkit_template_path(t);
 	pid_t pid;
 
+	int ret;
+
 	if ((o->flags & SPAWNKIT_RUN_WARM) && path &&
 	    !spawnkit_warm_spawn(path, o->argv, envp, l->act, l->n, flags,
 				 o->warm_preload, &pid, pidfd))
 		return pid;
-	return sk_spawn_own(t, o->argv, envp, l->act, l->n, l->own, flags, pidfd);
+	if (t->backend != SPAWNKIT_BACKEND_USER || !sk_late_pidfd_ok())
+		return sk_spawn_own(t, o->argv, envp, l->act, l->n, l->own, flags, pidfd);
+	/* the pidfd opened beside the child's exec, not before it */
+	pid = sk_spawn_own(t, o->argv, envp, l->act, l->n, l->own, flags, NULL);
+	if (pid < 0)
+		return pid;
+	ret = sk_late_pidfd_open(pid, pidfd);
+	return ret ? ret : pid;
 }
 
 static int run(const struct spawnkit_run_opts *o, struct spawnkit_run_result *r)
