@@ -672,14 +672,14 @@ def _run_defaults(args: Argv) -> CompletedProcess[bytes]:
     rc = None if tmpl is None else tmpl._run(o, res)
     if rc != 0:
         _run_from_cache(entry, o, res, rc)
-    outs = res.out
     # The common end, no stop (a callback's exception comes with
     # SPAWNKIT_RUN_STOPPED in `why`), no output (nothing allocated: run.h),
     # a status: the result is made without CompletedProcess.__init__,
     # whose attributes it sets as that would (test_run_fast checks).
-    if res.why or outs[1].total or outs[2].total or res.status == -1:
+    status = lib._sk_run_quiet_status(res)
+    if status < 0:
         return _finish_defaults(args, o, res)
-    rcode = os.waitstatus_to_exitcode(res.status)
+    rcode = os.waitstatus_to_exitcode(status)
     if len(_SPARE) < _SPARE_MAX:
         _SPARE.append((o, res))
     r = _new_result(CompletedProcess)
