@@ -48,6 +48,7 @@ if TYPE_CHECKING:
         truncation_marker: bool
         rlimits: Optional[opt.RlimitsArg]
         umask: Optional[int]
+        nice: Optional[int]
         cgroup: Union[None, int, StrOrBytesPath]
         pty: bool
         pty_size: Optional[Tuple[int, int]]
@@ -199,12 +200,14 @@ def _output(out: Any, join: int) -> Tuple[bytes, bytes, bytes, int]:
 def _actions(o: Any, keep: List[Any], signal_mask: Optional[Iterable[int]],
              default_signals: Iterable[int], restore_signals: bool,
              pass_fds: Sequence[int], inherit_fds: bool,
-             limits: List[Tuple[int, int, int]], mask: Optional[int]) -> bool:
+             limits: List[Tuple[int, int, int]], mask: Optional[int],
+             nice: Optional[int] = None) -> bool:
     """Put the extra actions into o; True if fds are passed (INHERIT_FDS)."""
     defaults = list(default_signals)
     if not restore_signals:
         o.flags &= ~_RESTORE
-    if not defaults and signal_mask is None and not pass_fds and not limits and mask is None:
+    if (not defaults and signal_mask is None and not pass_fds and not limits and mask is None
+            and not nice):
         return inherit_fds
     acts: List[Tuple[int, int, int, int, int]] = []
     if defaults:
@@ -217,7 +220,7 @@ def _actions(o: Any, keep: List[Any], signal_mask: Optional[Iterable[int]],
         if inherit_fds:
             pa = [a for a in pa if a[0] != lib.SPAWN_TEMPLATE_ACTION_CLOSE_RANGE]
         acts.extend(pa)
-    n = len(acts) + len(limits) + (mask is not None)
+    n = len(acts) + len(limits) + (mask is not None) + bool(nice)
     arr = ffi.new("struct spawn_template_action[]", n)
     for i, a in enumerate(acts):
         arr[i] = a
@@ -229,6 +232,9 @@ def _actions(o: Any, keep: List[Any], signal_mask: Optional[Iterable[int]],
         i += 1
     if mask is not None:
         lib.spawnkit_action_umask(arr + i, mask)
+        i += 1
+    if nice:
+        lib.spawnkit_action_nice(arr + i, nice)
     keep.append(arr)
     o.actions = arr
     o.nr_actions = n
@@ -346,8 +352,11 @@ def run(args: Argv, **options: Any) -> CompletedProcess[Any]:
         group (default True; warm=True calls default to False, as a warm
         interpreter cannot start a session; pass True to run them cold).
     rlimits: {"RLIMIT_NOFILE" or resource.RLIMIT_NOFILE: (soft, hard) or
-        both}; umask: the child's umask; cgroup: a writable cgroup2
-        directory (path or fd) the child starts in, killed whole at the end.
+        both}; umask: the child's umask; nice: added to the child's nice
+        value as nice -n does (-39..39; the child and all it starts keep
+        it; a negative one needs CAP_SYS_NICE, else PermissionError);
+        cgroup: a writable cgroup2 directory (path or fd) the child starts
+        in, killed whole at the end.
     pty: the child runs on a new pty, its controlling terminal, of
         pty_size=(rows, cols) (default 24 x 80); input is typed ahead, and
         its output (stderr too: a terminal has one) is stdout, with "\r\n"
@@ -383,6 +392,7 @@ def _run_options(args: Argv, *, input: Union[None, bytes, str] = None,
                  on_stdout: Optional[Callable[[Any], object]] = None,
                  on_stderr: Optional[Callable[[Any], object]] = None,
                  rlimits: Optional[opt.RlimitsArg] = None, umask: Optional[int] = None,
+                 nice: Optional[int] = None,
                  cgroup: Union[None, int, StrOrBytesPath] = None,
                  pty: bool = False, pty_size: Optional[Tuple[int, int]] = None,
                  warm: bool = False, preload: Optional[Sequence[str]] = None
@@ -510,11 +520,11 @@ def _run_options(args: Argv, *, input: Union[None, bytes, str] = None,
                 close_fds.append(o.cgroup_fd)
         if (restore_signals is not True or default_signals or signal_mask is not None
                 or pass_fds or inherit_fds is not False or rlimits is not None
-                or umask is not None):
+                or umask is not None or nice is not None):
             if _actions(o, keep, signal_mask, default_signals,
                         opt.check_bool("restore_signals", restore_signals), pass_fds,
                         opt.check_bool("inherit_fds", inherit_fds),
-                        opt.rlimits(rlimits), opt.umask(umask)):
+                        opt.rlimits(rlimits), opt.umask(umask), opt.nice(nice)):
                 o.flags |= lib.SPAWNKIT_RUN_INHERIT_FDS
         argv_c = [ffi.new("char[]", a) for a in argv_b]
         argv_c.append(ffi.NULL)

@@ -129,6 +129,11 @@ static int check_one(const struct spawn_template_action *a, struct sk_action *k,
 		return 0;
 	case SPAWN_TEMPLATE_ACTION_SETRLIMIT:
 		return copy_rlimit(a, k, own);
+	case SPAWN_TEMPLATE_ACTION_NICE:
+		if (a->fd < -SK_NICE_SPAN || a->fd > SK_NICE_SPAN || a->newfd ||
+		    a->flags || a->arg)
+			return -EINVAL;
+		return 0;
 	default:
 		return -EINVAL;
 	}
