@@ -182,9 +182,9 @@ class Template:
             lock.release()
 
     def _run(self, o: Any, res: Any) -> Optional[int]:
-        """lib.spawnkit_run(o, res) from this template, held for the call:
-        _acquire() and _release() in one method for run()'s default path,
-        where each call frame counts.  None if the template is closed."""
+        """lib.spawnkit_run(o, res) from this template, held for the call
+        (for run()'s default path: _acquire() without its exception).
+        None if the template is closed."""
         lock = self._lock
         lock.acquire()
         try:
@@ -198,13 +198,7 @@ class Template:
             rc: int = lib.spawnkit_run(o, res)
             return rc
         finally:
-            lock.acquire()
-            try:
-                self._users -= 1
-                if self._users == 0 and self._closing:
-                    self._destroy()
-            finally:
-                lock.release()
+            self._release()
 
     def _after_fork(self) -> None:
         """In a forked child: a new lock (one another thread held at the
