@@ -628,6 +628,16 @@ class _Argv:
 _ARGVS: Dict[Tuple[str, ...], _Argv] = {}
 _ARGVS_MAX = 64
 
+# The opts and result structs of finished default runs, for the next ones:
+# two allocations (and the copy of _BASE) fewer a call, which after each
+# exec, with cold caches, cost ~7 us of the parent's CPU.  A call takes a
+# pair off (list.pop is atomic under the GIL), so concurrent and nested
+# runs (a signal handler's) never share one; it sets argv and tmpl, the
+# only fields a default run changes, and gives the pair back once its
+# result is read and freed (one that raised is left to the collector).
+_SPARE: List[Tuple[Any, Any]] = []
+_SPARE_MAX = 8
+
 
 def _argv_entry(key: Tuple[str, ...]) -> _Argv:
     entry = _Argv(_argv_bytes(key))         # EmptyArgvError, embedded NUL: ValueError
@@ -661,26 +671,46 @@ def _run_defaults(args: Argv) -> CompletedProcess[bytes]:
         if not key or any(type(a) is not str for a in key):
             return _run_options(args)
         entry = _argv_entry(key)
-    program = entry.program
-    o = ffi.new(_OPTS_P, _BASE[0])
-    o.argv = entry.argv_p
-    res = ffi.new(_RESULT_P)
-    tmpl = entry.tmpl
-    rc: Optional[int] = None                # None: not run from the entry's template
     try:
-        if tmpl is not None:
-            try:
-                o.tmpl = tmpl._acquire()
-            except ValueError:              # closed by the cache since: ask it
-                tmpl = None
-            else:
-                try:
-                    rc = lib.spawnkit_run(o, res)
-                finally:
-                    tmpl._release()
+        o, res = _SPARE.pop()               # a pair a finished call gave back
+    except IndexError:
+        o, res = ffi.new(_OPTS_P, _BASE[0]), ffi.new(_RESULT_P)
+    o.argv = entry.argv_p
+    tmpl = entry.tmpl
+    # None: not run from the entry's template (none yet, or the cache has
+    # closed it since)
+    rc = None if tmpl is None else tmpl._run(o, res)
+    if rc != 0:
+        _run_from_cache(entry, o, res, rc)
+    # The common end, no stop (a callback's exception comes with
+    # SPAWNKIT_RUN_STOPPED in `why`), no output (nothing allocated: run.h),
+    # a status: the result is made without CompletedProcess.__init__,
+    # whose attributes it sets as that would (test_run_fast checks).
+    status = lib._sk_run_quiet_status(res)
+    if status < 0:
+        return _finish_defaults(args, o, res)
+    rcode = os.waitstatus_to_exitcode(status)
+    if len(_SPARE) < _SPARE_MAX:
+        _SPARE.append((o, res))
+    r = _new_result(CompletedProcess)
+    r.__dict__ = {"args": args, "returncode": rcode, "stdout": b"", "stderr": b"",
+                  "stdout_dropped": 0, "stderr_dropped": 0, "stdout_head": b"",
+                  "stdout_tail": b"", "stderr_head": b"", "stderr_tail": b""}
+    return r
+
+
+_new_result = object.__new__
+
+
+def _run_from_cache(entry: _Argv, o: Any, res: Any, rc: Optional[int]) -> None:
+    """The default run when the entry's template did not make it: none
+    yet, closed (rc None), replaced or no longer ours to run (ESTALE,
+    EACCES), from the cache, which remakes it; any other error raised."""
+    program = entry.program
+    try:
         if rc is None or -rc in _REMAKE_ERRNOS:
             if program[:1] == b"/":
-                entry.tmpl = _spawnkit_run(o, res, program, program, tmpl)
+                entry.tmpl = _spawnkit_run(o, res, program, program, entry.tmpl)
             else:
                 try:
                     path = _resolve(program, None, None)
@@ -689,10 +719,19 @@ def _run_defaults(args: Argv) -> CompletedProcess[bytes]:
                 _spawnkit_run(o, res, program, path)
         elif rc:
             raise error_from_errno(-rc, os.fsdecode(program))
-    finally:
+    except BaseException:
         exc = _pending.exc
         if exc is not None:
             _pending.exc = None
+        raise
+
+
+def _finish_defaults(args: Any, o: Any, res: Any) -> CompletedProcess[bytes]:
+    """The result of a default run that was stopped, printed something or
+    lost its status."""
+    exc = _pending.exc
+    if exc is not None:
+        _pending.exc = None
     silent = False
     try:
         if exc is not None:
@@ -712,6 +751,8 @@ def _run_defaults(args: Argv) -> CompletedProcess[bytes]:
             lib.spawnkit_run_result_free(res)
     if status == -1:
         raise lost_status_error(res.pid)
+    if len(_SPARE) < _SPARE_MAX:
+        _SPARE.append((o, res))
     return CompletedProcess(args, os.waitstatus_to_exitcode(status), out1[0], out2[0],
                             out1[3], out2[3], stdout_head=out1[1], stdout_tail=out1[2],
                             stderr_head=out2[1], stderr_tail=out2[2])
