@@ -77,6 +77,9 @@ export interface RunOptions extends Omit<SpawnOptions, 'stdio' | 'argv0' | 'kill
   rlimits?: Rlimits;
   /** The child's umask (0..0o777). */
   umask?: number;
+  /** Added to the child's nice value as `nice -n` does (-39..39; the result is clamped
+   *  to -20..19; lowering it needs CAP_SYS_NICE): the child and all it starts. */
+  nice?: number;
   /** Start the child in this cgroup2 directory (must be writable); it is killed with the run. */
   cgroup?: string;
   /** stdin, stdout and stderr on a new pseudoterminal, the child's controlling terminal
@@ -227,6 +230,17 @@ export interface RegisterStats {
 }
 /** A copy of the counters; all zero unless spawnkit/register is loaded. */
 export function registerStats(): RegisterStats;
+/** spawnkit/register's settings (docs/node-register.md). */
+export interface RegisterOptions {
+  /**
+   * 0..19 (default 0, or SPAWNKIT_REGISTER_CHILD_NICE): added to the nice
+   * value of the children of spawn, exec and execFile, so that CPU-bound
+   * tools do not hold the event loop off the CPU.  Not the sync calls'.
+   */
+  childNice: number;
+}
+/** Reads register's settings; with options, sets them for the starts from then on. */
+export function registerOptions(options?: Partial<RegisterOptions>): RegisterOptions;
 
 export interface WarmStats {
   warmSpawns: number;

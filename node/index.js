@@ -8,6 +8,7 @@ const {
 } = require('./lib/run');
 const { AbortError } = require('./lib/errors');
 const { registerStats } = require('./lib/register/stats');
+const { registerOptions } = require('./lib/register/options');
 
 module.exports = {
   Template,
@@ -23,6 +24,8 @@ module.exports = {
   AbortError,
   // Starts routed through spawnkit / handed to stock by spawnkit/register.
   registerStats,
+  // register's settings: { childNice } (lib/register/options.js).
+  registerOptions,
   // The addon resolves commands with the C library's PATH search (always,
   // since libspawnkit always has it; kept as part of the API).
   nativePathSearch: true,

@@ -63,7 +63,12 @@ CALLBACKS = """
 extern "Python" int _sk_run_on_output(void *, int, const void *, size_t);
 extern "Python" int _sk_run_on_signal(void *);
 """
-CDEF = cdef_of_headers(PUBLIC_HEADERS) + CALLBACKS
+# HELPERS too: C the binding reads results through where one call costs
+# less than several field reads from Python (each makes a cdata object).
+HELPERS = """
+int _sk_run_quiet_status(const struct spawnkit_run_result *);
+"""
+CDEF = cdef_of_headers(PUBLIC_HEADERS) + CALLBACKS + HELPERS
 
 SOURCE = r"""
 #define _GNU_SOURCE 1
@@ -72,6 +77,16 @@ SOURCE = r"""
 #include <spawnkit/batch.h>
 #include <spawnkit/warm.h>
 #include <spawnkit/run.h>
+
+/* run(argv)'s common end in one call (spawnkit/_run.py): the wait status
+ * of a run that was not stopped, printed nothing (so holds no memory)
+ * and kept its status; -1 for any other, read field by field there. */
+static int _sk_run_quiet_status(const struct spawnkit_run_result *r)
+{
+	if (r->why || r->out[1].total || r->out[2].total || r->status == -1)
+		return -1;
+	return r->status;
+}
 """
 
 ffibuilder = FFI()

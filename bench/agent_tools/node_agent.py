@@ -4,19 +4,23 @@
 The same 16-tool mix as agent_tools.py (workload.py: the same calls, the
 same verified outputs), driven from a Node harness (node/bench/agent-worker.js)
 that holds a realistic resident size and keeps 16 calls in flight through
-child_process.execFile, as an agent CLI's tool runner does.  Two ways:
+child_process.execFile, as an agent CLI's tool runner does.  Three ways:
 
-  stock     child_process as Node ships it (libuv forks the whole parent)
-  register  the same code under `node -r spawnkit/register`
+  stock          child_process as Node ships it (libuv forks the whole parent)
+  register       the same code under `node -r spawnkit/register` (defaults)
+  register-nice  the same with SPAWNKIT_REGISTER_CHILD_NICE=N (--nice, 10 by
+                 default; 0 leaves this mode out): register's opt-in that
+                 starts the tools N nice values above the harness
 
-For each resident size (512 MiB and 2 GiB by default) and repetition, both
-run back to back, their order alternating.  Reported: calls/s and the
+For each resident size (512 MiB and 2 GiB by default) and repetition, all
+run back to back, their order rotating.  Reported: calls/s and the
 event loop's p99 delay (perf_hooks.monitorEventLoopDelay), median over the
-repetitions with min-max, and the ratio of medians; then, per mode, the
-tool-call latency (execFile to its callback), the time execFile itself
-holds the loop (the synchronous start) and the loop delay, each as
+repetitions with min-max, and the ratio of medians to stock; then, per
+mode, the tool-call latency (execFile to its callback), the time execFile
+itself holds the loop (the synchronous start) and the loop delay, each as
 p50/p90/p99/max (median over the repetitions).  The issue's goals: at
-2 GiB >= 5x the calls/s of stock and p99 <= 5 ms; at 512 MiB >= 2x.
+2 GiB >= 5x the calls/s of stock and p99 <= 5 ms; at 512 MiB >= 2x; each
+register mode is held to them.
 
 Exit status: 0 done; 1 a call returned a wrong result or a run failed (or
 register did not route every call); 2 bad usage or a missing tool.
@@ -26,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import contextlib
 import json
 import os
 import shutil
@@ -34,6 +39,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Iterator
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
@@ -46,6 +52,7 @@ from agent_tools import BenchFailure, prepare_tools, preflight  # noqa: E402
 WORKER = REPO / "node" / "bench" / "agent-worker.js"
 REGISTER = REPO / "node" / "register.js"
 GOALS = {2048: (5.0, 5.0), 512: (2.0, None)}   # MiB: (min speed-up, max register p99 ms)
+NICE_ENV = "SPAWNKIT_REGISTER_CHILD_NICE"    # node/lib/register/options.js
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -55,6 +62,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--resident", default="512,2048", help="MiB held by the harness, comma-separated")
     p.add_argument("--in-flight", type=int, default=16)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--nice", type=int, default=10,
+                   help="the register-nice mode's SPAWNKIT_REGISTER_CHILD_NICE (default 10; 0: no such mode)")
     p.add_argument("--child-nice", type=int, default=None,
                    help="diagnostic: renice every tool to N right after its start, in both modes "
                         "(how much of the loop delay is the tools' competition for the CPU)")
@@ -77,19 +86,47 @@ def write_plan(w: workload.Workload, n: int, seed: int, path: Path) -> None:
     path.write_text(json.dumps({"calls": calls}))
 
 
-def run_trial(a: argparse.Namespace, mode: str, resident: int, plan: Path) -> dict:
-    pre = ["-r", str(REGISTER)] if mode == "register" else []
-    cmd = [a.node, *pre, str(WORKER), "--plan", str(plan), "--resident", str(resident),
-           "--in-flight", str(a.in_flight)]
+@contextlib.contextmanager
+def planned(a: argparse.Namespace, name: str) -> Iterator[tuple[Path, Path]]:
+    """A scratch directory with the workload's tree and a plan of a.calls
+    calls (what every trial runs), removed afterwards: (directory, plan)."""
+    root = Path(tempfile.mkdtemp(prefix=f"spawnkit-{name}-"))
+    try:
+        w = workload.build(root / "tree", a.seed, sys.executable)
+        preflight(w)
+        plan = root / "plan.json"
+        write_plan(w, a.calls, a.seed, plan)
+        yield root, plan
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def modes(a: argparse.Namespace) -> list[str]:
+    return ["stock", "register"] + (["register-nice"] if a.nice else [])
+
+
+def run_trial(a: argparse.Namespace, mode: str, resident: int, plan: Path,
+              prefix: tuple[str, ...] = (), worker_args: tuple[str, ...] = ()) -> dict:
+    """One trial; prefix: a command the harness runs under, worker_args:
+    more options of agent-worker.js (sched_variants.py uses both)."""
+    pre = ["-r", str(REGISTER)] if mode.startswith("register") else []
+    env = {k: v for k, v in os.environ.items() if k != NICE_ENV}
+    if mode == "register-nice":
+        env[NICE_ENV] = str(a.nice)
+    cmd = [*prefix, a.node, *pre, str(WORKER), "--plan", str(plan), "--resident", str(resident),
+           "--in-flight", str(a.in_flight), *worker_args]
     if a.child_nice is not None:
         cmd += ["--child-nice", str(a.child_nice)]
     cmd += ["--trace"] * a.trace + ["--trivial"] * a.trivial
-    r = subprocess.run(cmd, capture_output=True, text=True)
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if r.returncode != 0:
         raise BenchFailure(f"{mode} at {resident} MiB: {r.stderr.strip()[-2000:]}")
     t = json.loads(r.stdout)
-    if mode == "register" and (t["stats"] is None or t["stats"]["fallback"]):
+    if mode != "stock" and (t["stats"] is None or t["stats"]["fallback"]):
         raise BenchFailure(f"register did not route every call: {t['stats']}")
+    want = a.nice if mode == "register-nice" else 0
+    if mode != "stock" and t["register_options"]["childNice"] != want:
+        raise BenchFailure(f"{mode}: register's childNice is {t['register_options']['childNice']}, not {want}")
     for k in QUANTILE_SETS:
         for q in QUANTILES:
             t[f"{k}_{q}"] = t[k][q]
@@ -100,30 +137,30 @@ QUANTILE_SETS = ("call_ms", "start_hold_ms", "loop_ms")
 QUANTILES = ("p50", "p90", "p99", "max")
 
 
-def latency_table(rows: list[dict]) -> list[str]:
+def latency_table(rows: list[dict], ms: list[str]) -> list[str]:
     """Per resident size and mode: each quantile's median over the reps."""
     head = " ".join(f"{q:>7}" for q in QUANTILES)
-    out = [f"{'resident':>9} {'mode':<9} | tool-call latency ms {head} | start holds loop ms {head}"
+    out = [f"{'resident':>9} {'mode':<13} | tool-call latency ms {head} | start holds loop ms {head}"
            f" | loop delay ms {head}"]
     for r in rows:
-        for mode in ("stock", "register"):
+        for mode in ms:
             cells = [" ".join(f"{r[mode][f'{k}_{q}']['median']:7.1f}" for q in QUANTILES)
                      for k in QUANTILE_SETS]
-            out.append(f"{r['resident']:>6} MiB {mode:<9} | {'':20} {cells[0]} | {'':19} {cells[1]}"
+            out.append(f"{r['resident']:>6} MiB {mode:<13} | {'':20} {cells[0]} | {'':19} {cells[1]}"
                        f" | {'':13} {cells[2]}")
     return out
 
 
-def trace_table(trials: list[dict], sizes: list[int]) -> list[str]:
+def trace_table(trials: list[dict], sizes: list[int], ms: list[str]) -> list[str]:
     """--trace: per resident size and mode (median over the reps), the
     slowest 1 % of the loop's 1 ms ticks, i.e. what its p99 is made of,
     as ms per tick: the loop thread on a CPU, runnable but waiting for one,
     and the rest (asleep or blocked), with GC pauses inside; then the
     share of the whole run the loop spent waiting for a CPU."""
-    out = [f"{'resident':>9} {'mode':<9} | slowest 1 % of ticks, ms each: {'delay':>7} {'loop CPU':>8}"
+    out = [f"{'resident':>9} {'mode':<13} | slowest 1 % of ticks, ms each: {'delay':>7} {'loop CPU':>8}"
            f" {'run queue':>9} {'blocked':>7} {'GC':>5} | whole run: {'run queue':>9} {'loop CPU':>8}"]
     for size in sizes:
-        for mode in ("stock", "register"):
+        for mode in ms:
             tr = [t["trace"] for t in trials if t["resident"] == size and t["mode"] == mode and t.get("trace")]
             if not tr:
                 continue
@@ -133,7 +170,7 @@ def trace_table(trials: list[dict], sizes: list[int]) -> list[str]:
 
             top = lambda x, k: x["tick_top1"][k] / max(1, x["tick_top1"]["n"])  # noqa: E731
             share = lambda x, k: 100 * x["all"][k] / max(1e-9, x["all"]["wall_ms"])  # noqa: E731
-            out.append(f"{size:>6} MiB {mode:<9} | {'':31} {med(lambda x: top(x, 'wall_ms')):7.1f}"
+            out.append(f"{size:>6} MiB {mode:<13} | {'':31} {med(lambda x: top(x, 'wall_ms')):7.1f}"
                        f" {med(lambda x: top(x, 'cpu_ms')):8.1f} {med(lambda x: top(x, 'runq_ms')):9.1f}"
                        f" {med(lambda x: top(x, 'other_ms')):7.1f} {med(lambda x: top(x, 'gc_ms')):5.1f}"
                        f" | {'':11} {med(lambda x: share(x, 'runq_ms')):8.0f}% {med(lambda x: share(x, 'cpu_ms')):7.0f}%")
@@ -145,25 +182,26 @@ def summary(ts: list[dict], key: str) -> dict:
     return {"median": statistics.median(xs), "min": min(xs), "max": max(xs)}
 
 
-def table(rows: list[dict]) -> list[str]:
-    out = [f"{'resident':>9} {'stock calls/s':>20} {'register calls/s':>20} {'speed-up':>9}"
-           f" {'stock p99 ms':>18} {'register p99 ms':>18}  goals"]
+def table(rows: list[dict], ms: list[str]) -> list[str]:
+    """A line per resident size and mode: calls/s, its ratio to stock's,
+    the loop's p99 delay, and the issue's goals for the register modes."""
+    out = [f"{'resident':>9} {'mode':<13} {'calls/s':>20} {'speed-up':>9} {'loop p99 ms':>20}  goals"]
+    cell = lambda d, f: f"{d['median']:{f}} ({d['min']:{f}}-{d['max']:{f}})"  # noqa: E731
     for r in rows:
-        s, g = r["stock"], r["register"]
-        cell = lambda d, f: f"{d['median']:{f}} ({d['min']:{f}}-{d['max']:{f}})"  # noqa: E731
         want_x, want_p99 = GOALS.get(r["resident"], (None, None))
-        goals = []
-        if want_x:
-            goals.append(f">={want_x:g}x {'met' if r['speedup'] >= want_x else 'MISSED'}")
-        if want_p99:
-            goals.append(f"p99<={want_p99:g} ms {'met' if g['p99_ms']['median'] <= want_p99 else 'MISSED'}")
-        out.append(f"{r['resident']:>6} MiB {cell(s['calls_per_s'], '.0f'):>20} {cell(g['calls_per_s'], '.0f'):>20}"
-                   f" {r['speedup']:>8.1f}x {cell(s['p99_ms'], '.1f'):>18} {cell(g['p99_ms'], '.1f'):>18}  "
-                   + ", ".join(goals))
+        for mode in ms:
+            g = r[mode]
+            goals = []
+            if mode != "stock" and want_x:
+                goals.append(f">={want_x:g}x {'met' if r['speedup'][mode] >= want_x else 'MISSED'}")
+            if mode != "stock" and want_p99:
+                goals.append(f"p99<={want_p99:g} ms {'met' if g['p99_ms']['median'] <= want_p99 else 'MISSED'}")
+            out.append(f"{r['resident']:>6} MiB {mode:<13} {cell(g['calls_per_s'], '.0f'):>20}"
+                       f" {r['speedup'][mode]:>8.1f}x {cell(g['p99_ms'], '.1f'):>20}  " + ", ".join(goals))
     return out
 
 
-def plot(rows: list[dict], path: str, title: str) -> None:
+def plot(rows: list[dict], ms: list[str], nice: int, path: str, title: str) -> None:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -172,19 +210,22 @@ def plot(rows: list[dict], path: str, title: str) -> None:
     labels = [f"{r['resident']} MiB" for r in rows]
     for ax, key, ylabel in ((axes[0], "calls_per_s", "tool calls/s"),
                             (axes[1], "p99_ms", "event loop delay p99, ms")):
-        for i, mode in enumerate(("stock", "register")):
-            xs = [x + (i - 0.5) * 0.38 for x in range(len(rows))]
+        w = 0.8 / len(ms)
+        for i, mode in enumerate(ms):
+            xs = [x + (i - (len(ms) - 1) / 2) * w for x in range(len(rows))]
             med = [r[mode][key]["median"] for r in rows]
             lo = [r[mode][key]["median"] - r[mode][key]["min"] for r in rows]
             hi = [r[mode][key]["max"] - r[mode][key]["median"] for r in rows]
-            bars = ax.bar(xs, med, 0.38, yerr=[lo, hi], capsize=3,
-                          label="child_process" if mode == "stock" else "-r spawnkit/register")
+            label = {"stock": "child_process", "register": "-r spawnkit/register",
+                     "register-nice": f"-r spawnkit/register, {NICE_ENV}={nice}"}[mode]
+            bars = ax.bar(xs, med, w, yerr=[lo, hi], capsize=3, label=label)
             ax.bar_label(bars, fmt="%.1f" if key == "p99_ms" else "%.0f", fontsize=7, padding=2)
         ax.set_xticks(range(len(rows)), labels)
         ax.set_xlabel("resident size of the Node harness")
         ax.set_ylabel(f"{ylabel} (median; bars: min-max)")
         ax.grid(axis="y", alpha=0.3)
         ax.legend(fontsize=8)
+    axes[1].set_yscale("log")    # stock's seconds and register's milliseconds, both readable
     if any(r["resident"] in GOALS and GOALS[r["resident"]][1] for r in rows):
         axes[1].axhline(5.0, color="gray", linestyle=":", linewidth=1)
     fig.suptitle(title, fontsize=9)
@@ -192,74 +233,80 @@ def plot(rows: list[dict], path: str, title: str) -> None:
     fig.savefig(path, dpi=120)
 
 
-def main(argv: list[str]) -> int:
-    a = parse_args(argv)
-    if not prepare_tools("node_agent"):
-        return 2
-    sizes = [int(x) for x in a.resident.split(",") if x]
-    root = Path(tempfile.mkdtemp(prefix="spawnkit-node-agent-"))
-    trials: list[dict] = []
-    try:
-        w = workload.build(root / "tree", a.seed, sys.executable)
-        preflight(w)
-        plan = root / "plan.json"
-        write_plan(w, a.calls, a.seed, plan)
-        for rep in range(a.reps):
-            for si, size in enumerate(sizes):
-                order = ["stock", "register"] if (rep + si) % 2 == 0 else ["register", "stock"]
-                for mode in order:
-                    t = run_trial(a, mode, size, plan)
-                    t.update(rep=rep, resident=size, mode=mode, load=os.getloadavg()[0])
-                    trials.append(t)
-                    print(f"  rep {rep + 1} {size:>5} MiB {mode:<9} {t['calls_per_s']:8.1f} calls/s"
-                          f"  loop p99 {t['p99_ms']:7.2f} ms  call p50/p99/max {t['call_ms_p50']:.0f}/"
-                          f"{t['call_ms_p99']:.0f}/{t['call_ms_max']:.0f} ms  start p99 {t['start_hold_ms_p99']:.2f} ms"
-                          f"  ({t['calls']} calls verified, load {os.getloadavg()[0]:.1f})",
-                          file=sys.stderr, flush=True)
-    except BenchFailure as e:
-        print(f"node_agent: FAILED: {e}", file=sys.stderr)
-        return 1
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
+def run_all(a: argparse.Namespace, sizes: list[int], ms: list[str], plan: Path, trials: list[dict]) -> None:
+    """Every trial, the modes' order rotating, into trials."""
+    for rep in range(a.reps):
+        for si, size in enumerate(sizes):
+            k = (rep + si) % len(ms)
+            for mode in ms[k:] + ms[:k]:
+                t = run_trial(a, mode, size, plan)
+                t.update(rep=rep, resident=size, mode=mode, load=os.getloadavg()[0])
+                trials.append(t)
+                print(f"  rep {rep + 1} {size:>5} MiB {mode:<13} {t['calls_per_s']:8.1f} calls/s"
+                      f"  loop p99 {t['p99_ms']:7.2f} ms  call p50/p99/max {t['call_ms_p50']:.0f}/"
+                      f"{t['call_ms_p99']:.0f}/{t['call_ms_max']:.0f} ms  start p99 {t['start_hold_ms_p99']:.2f} ms"
+                      f"  ({t['calls']} calls verified, load {os.getloadavg()[0]:.1f})",
+                      file=sys.stderr, flush=True)
 
+
+def report(a: argparse.Namespace, sizes: list[int], ms: list[str], trials: list[dict]) -> None:
+    """The tables, the plot and the JSON."""
     rows = []
     for size in sizes:
-        row = {"resident": size}
-        for mode in ("stock", "register"):
+        row: dict = {"resident": size}
+        for mode in ms:
             ts = [t for t in trials if t["resident"] == size and t["mode"] == mode]
             keys = ["calls_per_s", "p99_ms", "p50_ms", "max_ms", "parent_cpu_ms_per_call"]
             keys += [f"{k}_{q}" for k in QUANTILE_SETS for q in QUANTILES]
             row[mode] = {k: summary(ts, k) for k in keys}
-        row["speedup"] = row["register"]["calls_per_s"]["median"] / row["stock"]["calls_per_s"]["median"]
+        row["speedup"] = {m: row[m]["calls_per_s"]["median"] / row["stock"]["calls_per_s"]["median"] for m in ms}
         rows.append(row)
     node_version = subprocess.run([a.node, "--version"], capture_output=True, text=True).stdout.strip()
     h = toolinfo.host()
     print()
-    niced = "" if a.child_nice is None else f", tools reniced to {a.child_nice} (diagnostic)"
+    niced = f", register-nice: {NICE_ENV}={a.nice}" if a.nice else ""
+    niced += "" if a.child_nice is None else f", tools reniced to {a.child_nice} (diagnostic)"
     niced += ", tools replaced by cat (diagnostic)" if a.trivial else ""
     print(f"Node agent benchmark: {a.calls} calls of the agent-tools mix per run, {a.in_flight} in flight "
           f"(child_process.execFile), {a.reps} repetitions, node {node_version}, Linux {h['kernel']}, "
           f"{h['cpus']} CPUs{niced}; load average (1 min) {min(t['load'] for t in trials):.1f}-"
           f"{max(t['load'] for t in trials):.1f} during the trials; median (min-max)")
     print()
-    for line in table(rows):
+    for line in table(rows, ms):
         print(line)
     print()
-    for line in latency_table(rows):
+    for line in latency_table(rows, ms):
         print(line)
     if a.trace:
         print()
-        for line in trace_table(trials, sizes):
+        for line in trace_table(trials, sizes, ms):
             print(line)
     title = (f"agent-tools mix from a Node harness, {a.calls} calls, {a.in_flight} in flight, {a.reps} reps, "
              f"node {node_version}, Linux {h['kernel']}")
     Path(a.plot).parent.mkdir(parents=True, exist_ok=True)
-    plot(rows, a.plot, title)
+    plot(rows, ms, a.nice, a.plot, title)
     print(f"\nplot: {a.plot}")
     Path(a.json).write_text(json.dumps({"host": h, "node": node_version, "calls": a.calls, "reps": a.reps,
+                                        "modes": ms, "register_nice": a.nice,
                                         "child_nice": a.child_nice, "trivial": a.trivial,
                                         "in_flight": a.in_flight, "summary": rows, "trials": trials}, indent=1) + "\n")
     print(f"json: {a.json}")
+
+
+def main(argv: list[str]) -> int:
+    a = parse_args(argv)
+    if not prepare_tools("node_agent"):
+        return 2
+    sizes = [int(x) for x in a.resident.split(",") if x]
+    ms = modes(a)
+    trials: list[dict] = []
+    try:
+        with planned(a, "node-agent") as (_, plan):
+            run_all(a, sizes, ms, plan, trials)
+    except BenchFailure as e:
+        print(f"node_agent: FAILED: {e}", file=sys.stderr)
+        return 1
+    report(a, sizes, ms, trials)
     return 0
 
 

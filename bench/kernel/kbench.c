@@ -7,9 +7,11 @@
  *   kbench batch ROUNDS K      batch per-entry cost: kernel vs emulator
  *   kbench wis ROUNDS MS       will-it-scale style access/stat/fstat ops/s
  *   kbench lookup ROUNDS N     path lookup: stat() of an 8-component and a
- *                              2-component path on tmpfs, the first also as
- *                              user nobody (ns/stat), and mdu over a tree of
- *                              64 x 64 files (ns/entry)
+ *                              2-component path under $KBENCH_LOOKUP_DIR
+ *                              (default /tmp, a tmpfs; a directory on the
+ *                              root, so the component counts stay), the
+ *                              first also as user nobody (ns/stat), and mdu
+ *                              over a tree of 64 x 64 files (ns/entry)
  *
  * Methods are interleaved inside every round, so a slow phase of the
  * (emulated, shared) machine hits all of them alike; each prints
@@ -299,10 +301,14 @@ static void bench_wis(int rounds, int ms)
 
 /* ---- path lookup: stat() loops and mdu ----------------------------------- */
 
-#define LOOKUP_ROOT	"/tmp/kbench-lookup"
-/* 8 components: every directory from / down to d5 is searched once */
-#define LOOKUP_DEEP	LOOKUP_ROOT "/d1/d2/d3/d4/d5/f"
-#define LOOKUP_SHALLOW	"/tmp/kbench-lookup-f"
+/*
+ * Under DIR ($KBENCH_LOOKUP_DIR, one component below /): DIR/kbench-lookup,
+ * the deep path DIR/kbench-lookup/d1/d2/d3/d4/d5/f (8 components: every
+ * directory from / down to d5 is searched once), the shallow one
+ * DIR/kbench-lookup-f (2), and the tree DIR/kbench-lookup/tree.
+ */
+static char lookup_root[128], lookup_deep[160], lookup_shallow[160];
+static char lookup_tree[160];
 #define TREE_DIRS	64
 #define TREE_FILES	64
 
@@ -322,25 +328,32 @@ static void make_dir(const char *path)
 }
 
 /* The stat() targets and the tree mdu walks: directories 0755, files 0644. */
-static void lookup_setup(void)
+static void lookup_setup(const char *dir)
 {
 	char path[256];
 	int d, f, n;
 
-	n = snprintf(path, sizeof(path), "%s", LOOKUP_ROOT);
+	if (strlen(dir) > 64 || dir[0] != '/' || strchr(dir + 1, '/'))
+		die("KBENCH_LOOKUP_DIR: one component below /", EINVAL);
+	snprintf(lookup_root, sizeof(lookup_root), "%s/kbench-lookup", dir);
+	snprintf(lookup_deep, sizeof(lookup_deep), "%s/d1/d2/d3/d4/d5/f", lookup_root);
+	snprintf(lookup_shallow, sizeof(lookup_shallow), "%s/kbench-lookup-f", dir);
+	snprintf(lookup_tree, sizeof(lookup_tree), "%s/tree", lookup_root);
+
+	n = snprintf(path, sizeof(path), "%s", lookup_root);
 	make_dir(path);
 	for (d = 1; d <= 5; d++) {
 		n += snprintf(path + n, sizeof(path) - n, "/d%d", d);
 		make_dir(path);
 	}
-	make_file(LOOKUP_DEEP);
-	make_file(LOOKUP_SHALLOW);
-	make_dir(LOOKUP_ROOT "/tree");
+	make_file(lookup_deep);
+	make_file(lookup_shallow);
+	make_dir(lookup_tree);
 	for (d = 0; d < TREE_DIRS; d++) {
-		snprintf(path, sizeof(path), "%s/tree/%02d", LOOKUP_ROOT, d);
+		snprintf(path, sizeof(path), "%s/%02d", lookup_tree, d);
 		make_dir(path);
 		for (f = 0; f < TREE_FILES; f++) {
-			snprintf(path, sizeof(path), "%s/tree/%02d/f%02d", LOOKUP_ROOT, d, f);
+			snprintf(path, sizeof(path), "%s/%02d/f%02d", lookup_tree, d, f);
 			make_file(path);
 		}
 	}
@@ -392,7 +405,7 @@ static double stat_round_nobody(const char *path, int n)
 /* One `mdu -j1 -b tree` run, its output to /dev/null: ns per entry walked. */
 static double mdu_round(const char *mdu)
 {
-	char *argv[] = { "mdu", "-j1", "-b", LOOKUP_ROOT "/tree", NULL };
+	char *argv[] = { "mdu", "-j1", "-b", lookup_tree, NULL };
 	posix_spawn_file_actions_t fa;
 	double t0 = now_ns();
 	pid_t pid;
@@ -414,21 +427,24 @@ static void bench_lookup(int rounds, int n)
 	struct series deep = { .name = "deep" }, shallow = { .name = "shallow" };
 	struct series other = { .name = "deep, nobody" };
 	struct series walk = { .name = "mdu" };
-	char how[200];
+	const char *dir = getenv("KBENCH_LOOKUP_DIR");
+	const char *fs = getenv("KBENCH_LOOKUP_FS");
+	char how[200], title[64];
 	int r;
 
-	lookup_setup();
+	lookup_setup(dir && *dir ? dir : "/tmp");
 	for (r = 0; r < rounds; r++) {
-		deep.v[deep.n++] = stat_round(LOOKUP_DEEP, n);
-		shallow.v[shallow.n++] = stat_round(LOOKUP_SHALLOW, n);
-		other.v[other.n++] = stat_round_nobody(LOOKUP_DEEP, n);
+		deep.v[deep.n++] = stat_round(lookup_deep, n);
+		shallow.v[shallow.n++] = stat_round(lookup_shallow, n);
+		other.v[other.n++] = stat_round_nobody(lookup_deep, n);
 		walk.v[walk.n++] = mdu_round(mdu);
 	}
 	snprintf(how, sizeof(how),
 		 "(%d rounds x %d stats per path and one mdu -j1 -b run over %d entries, "
 		 "interleaved; ratio: over the 8-component stat as root)", rounds, n,
 		 1 + TREE_DIRS * (1 + TREE_FILES));
-	header("path lookup on tmpfs", how);
+	snprintf(title, sizeof(title), "path lookup on %s", fs && *fs ? fs : "tmpfs");
+	header(title, how);
 	summarize(&deep);
 	summarize(&shallow);
 	summarize(&walk);

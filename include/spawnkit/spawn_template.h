@@ -49,9 +49,10 @@
 /*
  * spawnkit extensions of the action list (numbers appended after the
  * proposal's).  The user backend implements them all; the kernel series
- * SETSID..CGROUP since its process-attribute patch, not SETCTTY.  The kernel
- * backend hands a spawn the kernel cannot run (SETCTTY, or any of them on
- * an older patched kernel) to the user backend (see spawnkit.h).
+ * SETSID..CGROUP since its process-attribute patch, not SETCTTY or NICE.
+ * The kernel backend hands a spawn the kernel cannot run (SETCTTY, NICE, or
+ * any of them on an older patched kernel) to the user backend (see
+ * spawnkit.h).
  *   SETSID     setsid(); every other field 0
  *   SETPGID    setpgid(0, fd): fd is the group (0: a new group led by the
  *              child); every other field 0
@@ -64,6 +65,10 @@
  *   SETCTTY    ioctl(fd, TIOCSCTTY, 0): the terminal open as fd becomes the
  *              controlling terminal of the child's session (the child must
  *              lead one: SETSID before it); every other field 0
+ *   NICE       the child's nice value goes up by fd (-39..39), as nice(1)
+ *              -n does: clamped to -20..19, and lowering it needs
+ *              CAP_SYS_NICE or RLIMIT_NICE; every other field 0.  User
+ *              backend only (a kernel-backend spawn with it is handed off)
  */
 #define SPAWN_TEMPLATE_ACTION_SETSID		7
 #define SPAWN_TEMPLATE_ACTION_SETPGID		8
@@ -71,6 +76,7 @@
 #define SPAWN_TEMPLATE_ACTION_SETRLIMIT		10
 #define SPAWN_TEMPLATE_ACTION_CGROUP		11
 #define SPAWN_TEMPLATE_ACTION_SETCTTY		12
+#define SPAWN_TEMPLATE_ACTION_NICE		13
 /* The first extension number: types from here on are spawnkit's own. */
 #define SPAWN_TEMPLATE_ACTION_EXT_FIRST		SPAWN_TEMPLATE_ACTION_SETSID
 

@@ -297,7 +297,8 @@ static inline void spawnkit_action_sigset(struct spawn_template_action *a,
  * before 5.7, or clone3 refused), EBUSY (a cgroup whose controllers are
  * enabled for its children cannot hold processes); SETCTTY: ENOTTY (fd is
  * no terminal), EPERM (the child leads no session, or the terminal is
- * another session's), EBADF.
+ * another session's), EBADF; NICE: EACCES (lowering the nice value without
+ * CAP_SYS_NICE or RLIMIT_NICE).
  */
 static inline void spawnkit_action_setsid(struct spawn_template_action *a)
 {
@@ -346,6 +347,15 @@ static inline void spawnkit_action_setctty(struct spawn_template_action *a, int 
 	memset(a, 0, sizeof(*a));
 	a->type = SPAWN_TEMPLATE_ACTION_SETCTTY;
 	a->fd = tty_fd;
+}
+
+/* inc: -39..39, added to the child's nice value as nice(1) -n does (the
+ * result clamped to -20..19); user backend only (handed off like SETCTTY) */
+static inline void spawnkit_action_nice(struct spawn_template_action *a, int inc)
+{
+	memset(a, 0, sizeof(*a));
+	a->type = SPAWN_TEMPLATE_ACTION_NICE;
+	a->fd = inc;
 }
 
 #ifdef __cplusplus

@@ -13,8 +13,9 @@
 # run to run and do not depend on the host's load.  What icount does not
 # model: cache misses, branch mispredictions, TLB refills, speculation
 # mitigations (a syscall's real cost on hardware); every instruction costs
-# the same.  KBENCH_ROUNDS=N and KBENCH_ONLY=NAME (one benchmark: spawn,
-# batch, wis or lookup) are handed to the guest's benchmark driver.
+# the same.  KBENCH_ROUNDS=N, KBENCH_ONLY=NAME (one benchmark: spawn,
+# batch, wis or lookup) and KBENCH_LOOKUP_FS=ext4 (lookup on an ext4 image
+# instead of tmpfs) are handed to the guest's benchmark driver.
 # Afterwards:
 #   - the console is scanned for kernel splats (BUG, WARNING, Oops, lockdep,
 #     panic): any one fails the run;
@@ -36,7 +37,7 @@ if [ "${KERNEL_GUEST_ICOUNT:-0}" = 1 ]; then
 	khz=1000000
 fi
 tsc=${khz:+tsc_early_khz=$khz}
-rounds=${KBENCH_ROUNDS:+KBENCH_ROUNDS=$KBENCH_ROUNDS}${KBENCH_ONLY:+ KBENCH_ONLY=$KBENCH_ONLY}
+rounds=${KBENCH_ROUNDS:+KBENCH_ROUNDS=$KBENCH_ROUNDS}${KBENCH_ONLY:+ KBENCH_ONLY=$KBENCH_ONLY}${KBENCH_LOOKUP_FS:+ KBENCH_LOOKUP_FS=$KBENCH_LOOKUP_FS}
 
 echo "boot: qemu-system-x86_64 -accel tcg ${icount:+$icount }mode $mode, timeout ${T}s, console log $log"
 start=$(date +%s)

@@ -3,8 +3,8 @@
 #
 # Packs the guest's root filesystem as an uncompressed newc cpio:
 #   /bin/busybox and a link for every applet (sh, timeout, dmesg, true, ...)
-#   GNU du and rm, and dash as /bin/sh (dynamic, with their libraries) in
-#   place of busybox's
+#   GNU du and rm, e2fsprogs' mke2fs, and dash as /bin/sh (dynamic, with
+#   their libraries) in place of busybox's
 #   /init                       kernel/guest/init
 #   /spawnkit/tests/run-tests.sh
 #   /spawnkit/build/tests/<area>/t_*, /spawnkit/build/bin/*  (static builds)
@@ -29,11 +29,13 @@ for p in $("$root/bin/busybox" --list-full); do
 done
 # GNU tools the tests compare against or rely on (t_mdu checks mdu against
 # `du -sb` and `du -sB1`, which busybox's du lacks, and removes its tree of
-# unreadable directories with rm -rf): the host's binary with the shared
-# libraries ldd names, at the same paths.
-for tool in ${GUEST_HOST_TOOLS:-du rm dash}; do
+# unreadable directories with rm -rf; the lookup_perm selftest and the
+# lookup benchmark make ext4 images with mke2fs): the host's binary with the
+# shared libraries ldd names, at the same paths.
+for tool in ${GUEST_HOST_TOOLS:-du rm dash mke2fs}; do
 	src=$(command -v "$tool") || continue
-	rm -f "$root/usr/bin/$tool" "$root/bin/$tool"
+	# busybox's applet of that name, wherever $PATH would find it first
+	rm -f "$root/usr/bin/$tool" "$root/bin/$tool" "$root/sbin/$tool" "$root/usr/sbin/$tool"
 	cp -L "$src" "$root/usr/bin/$tool"
 	for lib in $(ldd "$src" | grep -o '/[^ ]*'); do
 		mkdir -p "$root$(dirname "$lib")"

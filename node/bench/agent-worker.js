@@ -26,6 +26,10 @@ const inFlight = Number(arg('in-flight', '16'));
 // (a diagnostic: how much of the loop's delay is the tools' competition
 // for the CPU rather than anything the start does).  Off by default.
 const childNice = arg('child-nice', null);
+// --wrap 'PROGRAM ARG...': every tool started as PROGRAM ARG... TOOL ARGS
+// (a diagnostic: bench/agent_tools/sched_variants.py sets the tools'
+// scheduling attributes through a wrapper that execs the tool).
+const wrap = arg('wrap', null)?.split(' ').filter(Boolean) ?? [];
 // --trace: split the loop's delays and the starts into on-CPU, run-queue
 // and blocked time (loop-trace.js).  Off by default: it samples the loop.
 const tracer = process.argv.includes('--trace') ? new LoopTrace() : null;
@@ -73,7 +77,8 @@ const startHold = []; // ms, execFile's own return: the loop held by the start
 function one(c) {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const start = () => cp.execFile(c.argv[0], c.argv.slice(1), { cwd: c.cwd, encoding: 'buffer', maxBuffer: 64 << 20 },
+    const argv = [...wrap, ...c.argv];
+    const start = () => cp.execFile(argv[0], argv.slice(1), { cwd: c.cwd, encoding: 'buffer', maxBuffer: 64 << 20 },
       (err, stdout, stderr) => {
         latency.push(performance.now() - t0);
         if (err && typeof err.code !== 'number') return reject(new Error(`${c.argv.join(' ')}: ${err.message}`));
@@ -128,8 +133,10 @@ async function runAll(list) {
   tracer?.stop();
   const cpu = process.cpuUsage(cpu0);
   let stats = null;
+  let registerOptions = null;
   try {
     stats = require('..').registerStats();
+    registerOptions = require('..').registerOptions();
   } catch {
     // addon not built: a stock-only run
   }
@@ -138,7 +145,7 @@ async function runAll(list) {
     p50_ms: h.percentile(50) / 1e6, p99_ms: h.percentile(99) / 1e6, max_ms: h.max / 1e6,
     loop_ms: { p50: h.percentile(50) / 1e6, p90: h.percentile(90) / 1e6, p99: h.percentile(99) / 1e6, max: h.max / 1e6 },
     call_ms: quantiles(latency), start_hold_ms: quantiles(startHold),
-    parent_cpu_ms_per_call: (cpu.user + cpu.system) / 1000 / calls.length, stats,
+    parent_cpu_ms_per_call: (cpu.user + cpu.system) / 1000 / calls.length, stats, register_options: registerOptions,
     trace: tracer ? tracer.summary() : null,
   }));
 })().catch((e) => {

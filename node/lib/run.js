@@ -65,6 +65,7 @@ function toSpec(t, file, args, opts) {
     preload: opts.warm ? opts.preload : null,
     rlimits: opts.rlimits,
     umask: opts.umask,
+    nice: opts.nice ?? 0,
     cgroup: opts.cgroup,
     // the marker line at a line boundary in text mode; between the
     // bytes as they are for Buffers; marker: false joins them bare

@@ -98,6 +98,15 @@ function umaskValue(v) {
   return v;
 }
 
+// An increment of the child's nice value, as nice -n takes it; the range
+// is the library's (spawnkit_action_nice(3)).
+function niceValue(v) {
+  if (v === undefined || v === null) return null;
+  if (typeof v !== 'number') throw typeError('options.nice', 'of type number', v);
+  if (!(Number.isInteger(v) && v >= -39 && v <= 39)) throw rangeError('options.nice', 'an integer in -39..39', v);
+  return v;
+}
+
 function encodingValue(v) {
   if (v === undefined) return 'utf8';
   if (v === null || v === 'buffer') return 'buffer';
@@ -223,10 +232,11 @@ function runOptions(options) {
     onStderr: fn(opts, 'onStderr'),
     rlimits: rlimitList(opts.rlimits),
     umask: umaskValue(opts.umask),
+    nice: niceValue(opts.nice),
     cgroup,
     warm,
     preload: preloadValue(opts.preload),
   };
 }
 
-module.exports = { runOptions, RLIMITS, DEFAULT_MAX_BUFFER };
+module.exports = { runOptions, RLIMITS, DEFAULT_MAX_BUFFER, typeError, rangeError };

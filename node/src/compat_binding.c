@@ -6,10 +6,11 @@
  * compat_plan's stdio and, for spawnSync, run sync_wait.
  *
  *   compatSpawn(tmpl, argv[], envp[], cwd|null, spec[], detached, onExit,
- *               onSpawn) -> [pid, child, fds[], pending] | -errno
+ *               onSpawn, nice) -> [pid, child, fds[], pending] | -errno
  *       returns before the child's exec (spawnkit_spawn_start(3)); if
  *       pending, onSpawn(0 | -errno) says later how the exec went, always
- *       before onExit (which a failed exec does not get)
+ *       before onExit (which a failed exec does not get); nice: the
+ *       increment of the child's nice value (a NICE action), 0 for none
  *   compatSpawnSync(tmpl, argv[], envp[], cwd|null, spec[], detached,
  *                   readable[], inputs[], timeoutMs, maxBuffer, killSignal)
  *       -> [pid, exited, status, termsig, error, outputs[]] | -errno
@@ -39,6 +40,7 @@ struct start {
 	int spec[COMPAT_MAX_SLOTS];
 	int n;
 	bool detached;
+	int nice;	/* compatSpawn's: a NICE action's increment, or 0 */
 };
 
 /* argv[0..5] of either call.  0, or -1 with an exception pending, or
@@ -79,7 +81,7 @@ static pid_t start_child(struct start *s, struct compat_plan *plan, int *pidfd)
 	pid_t pid;
 	int r;
 
-	r = compat_plan_build(plan, s->spec, s->n, s->c.cwd);
+	r = compat_plan_build(plan, s->spec, s->n, s->c.cwd, s->nice);
 	if (r < 0)
 		return r;
 	pid = spawnkit_spawn(s->c.box->t, s->c.argv, s->c.envp, plan->actions,
@@ -96,7 +98,7 @@ static pid_t start_child_async(struct start *s, struct compat_plan *plan, int *p
 	pid_t pid;
 	int r;
 
-	r = compat_plan_build(plan, s->spec, s->n, s->c.cwd);
+	r = compat_plan_build(plan, s->spec, s->n, s->c.cwd, s->nice);
 	if (r < 0)
 		return r;
 	pid = spawnkit_spawn_start(s->c.box->t, s->c.argv, s->c.envp, plan->actions,
@@ -107,8 +109,8 @@ static pid_t start_child_async(struct start *s, struct compat_plan *plan, int *p
 
 static napi_value js_compat_spawn(napi_env env, napi_callback_info info)
 {
-	size_t argc = 8;
-	napi_value argv[8], result = NULL, ext, fds, pending;
+	size_t argc = 9;
+	napi_value argv[9], result = NULL, ext, fds, pending;
 	struct compat_plan *plan = malloc(sizeof(*plan));
 	struct spawnkit_start *st = NULL;
 	struct child_watch *w;
@@ -126,6 +128,7 @@ static napi_value js_compat_spawn(napi_env env, napi_callback_info info)
 			result = num(env, r);
 		goto out;
 	}
+	CHECK(napi_get_value_int32(env, argv[8], &s.nice));
 	pid = start_child_async(&s, plan, &pidfd, &st);
 	if (pid < 0) {
 		result = num(env, pid);
@@ -300,7 +303,7 @@ static napi_value js_compat_pipes(napi_env env, napi_callback_info info)
 		if (spec[i] != COMPAT_PIPE)
 			spec[i] = COMPAT_IGNORE;
 	}
-	r = compat_plan_build(plan, spec, (int)n, NULL);
+	r = compat_plan_build(plan, spec, (int)n, NULL, 0);
 	if (r < 0) {
 		fds = num(env, r);
 		goto out;

@@ -27,7 +27,7 @@ static void add_signal_reset(struct compat_plan *p)
 }
 
 int compat_plan_build(struct compat_plan *p, const int *spec, int n,
-		      const char *cwd)
+		      const char *cwd, int nice)
 {
 	int src[COMPAT_MAX_SLOTS], stage, err, sv[2];
 
@@ -100,6 +100,8 @@ int compat_plan_build(struct compat_plan *p, const int *spec, int n,
 	}
 	if (p->cwd_fd >= 0)
 		spawnkit_action_fchdir(next_action(p), p->cwd_fd);
+	if (nice)
+		spawnkit_action_nice(next_action(p), nice);
 	return 0;
 fail:
 	compat_plan_finish(p, 0);

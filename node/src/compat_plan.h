@@ -24,9 +24,10 @@
 #define COMPAT_PIPE	(-1)	/* a socketpair; the parent keeps one end */
 #define COMPAT_IGNORE	(-2)	/* /dev/null for 0..2, nothing above */
 
-/* Two actions per slot (staging dup, final dup), two signal actions, cwd. */
+/* Two actions per slot (staging dup, final dup), two signal actions, cwd,
+ * nice. */
 #define COMPAT_MAX_SLOTS	100
-#define COMPAT_MAX_ACTIONS	(2 * COMPAT_MAX_SLOTS + 3)
+#define COMPAT_MAX_ACTIONS	(2 * COMPAT_MAX_SLOTS + 4)
 
 struct compat_plan {
 	struct spawn_template_action actions[COMPAT_MAX_ACTIONS];
@@ -40,9 +41,10 @@ struct compat_plan {
 };
 
 /* spec[i]: COMPAT_PIPE, COMPAT_IGNORE or a parent fd (>= 0).  Makes the
- * socketpairs and opens cwd.  0 or -errno (then nothing is left open). */
+ * socketpairs and opens cwd; nice: a NICE action's increment (0: none).
+ * 0 or -errno (then nothing is left open). */
 int compat_plan_build(struct compat_plan *p, const int *spec, int n,
-		      const char *cwd);
+		      const char *cwd, int nice);
 
 /* After spawn: close the child's ends and cwd; if !started, ours too. */
 void compat_plan_finish(struct compat_plan *p, int started);

@@ -79,7 +79,7 @@ int run_spec_read(napi_env env, napi_value spec, struct run_spec *j)
 	uint32_t n;
 	bool yes;
 	double caps[4], d[3];
-	int32_t mask;
+	int32_t mask, inc;
 	struct template_box *b;
 
 	spawnkit_run_opts_init(o);
@@ -162,7 +162,7 @@ int run_spec_read(napi_env env, napi_value spec, struct run_spec *j)
 	o->no_output_timeout_ms = ms_prop(env, spec, "noOutputTimeoutMs");
 	o->wait_delay_ms = ms_prop(env, spec, "waitDelayMs");
 	/* extra actions: signals as libuv's children have them (Node ignores
-	 * SIGPIPE; an ignored signal would survive exec), rlimits, umask */
+	 * SIGPIPE; an ignored signal would survive exec), rlimits, umask, nice */
 	o->nr_actions = signal_reset_actions(j->act, &j->sig, NSIG);
 	if (prop(env, spec, "rlimits", &v, &t) || napi_get_array_length(env, v, &n) != napi_ok)
 		return 1;
@@ -186,6 +186,10 @@ int run_spec_read(napi_env env, napi_value spec, struct run_spec *j)
 		return 1;
 	if (mask >= 0)
 		spawnkit_action_umask(&j->act[o->nr_actions++], (unsigned int)mask);
+	if (prop(env, spec, "nice", &v, &t) || napi_get_value_int32(env, v, &inc) != napi_ok)
+		return 1;
+	if (inc)
+		spawnkit_action_nice(&j->act[o->nr_actions++], inc);
 	o->actions = j->act;
 	/* directories: opened here, on the loop (a missing one fails the
 	 * call before anything starts, as a bad cwd does for child_process) */

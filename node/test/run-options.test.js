@@ -1,5 +1,5 @@
 'use strict';
-// run()'s options (issue 11): limits and umask take effect in the child,
+// run()'s options (issue 11): limits, umask and nice take effect in the child,
 // a cgroup that is not a writable cgroup2 directory is a clear error, a
 // directory on PATH is EACCES as child_process says, and every bad value is
 // refused before anything starts, with a Node-style code.
@@ -29,6 +29,18 @@ nativeTest('a file the child creates has the umask\'s mode', async (t) => {
   const file = path.join(dir, 'made');
   await sk.run('sh', ['-c', `: > '${file}'`], { umask: 0o077 });
   assert.equal(fs.statSync(file).mode & 0o777, 0o600);
+});
+
+nativeTest('nice raises the nice value of the child and of what it starts, clamped at 19', async () => {
+  const ours = require('node:os').getPriority();
+  const r = await sk.run('sh', ['-c', 'nice; sh -c nice'], { nice: 3 });
+  assert.equal(r.code, 0, r.stderr);
+  const want = Math.min(19, ours + 3);
+  assert.notEqual(want, ours, 'room above our value to see the change');
+  assert.equal(r.stdout, `${want}\n${want}\n`);
+  assert.equal((await sk.run('nice', [], { nice: 39 })).stdout, '19\n');
+  assert.equal((await sk.run('nice', [], { nice: 0 })).stdout, `${ours}\n`);
+  assert.equal(require('node:os').getPriority(), ours);
 });
 
 nativeTest('cgroup: anything but a writable cgroup2 directory is a clear error', async (t) => {
@@ -99,6 +111,10 @@ const BAD = [
   [{ umask: 0o1000 }, 'ERR_OUT_OF_RANGE'],
   [{ umask: -1 }, 'ERR_OUT_OF_RANGE'],
   [{ umask: '022' }, 'ERR_INVALID_ARG_TYPE'],
+  [{ nice: 40 }, 'ERR_OUT_OF_RANGE'],
+  [{ nice: -40 }, 'ERR_OUT_OF_RANGE'],
+  [{ nice: 1.5 }, 'ERR_OUT_OF_RANGE'],
+  [{ nice: '5' }, 'ERR_INVALID_ARG_TYPE'],
   [{ cgroup: 5 }, 'ERR_INVALID_ARG_TYPE'],
   [{ cgroup: '' }, 'ERR_INVALID_ARG_VALUE'],
   [{ cgroup: '/sys/fs/cgroup\u0000x' }, 'ERR_INVALID_ARG_VALUE'],
@@ -132,7 +148,8 @@ test('every bad option value is refused with a Node-style code, in run() and exe
 
 test('the fallback refuses what needs the C library, by name', async () => {
   const fb = require('../lib/fallback');
-  for (const opts of [{ rlimits: { nofile: 10 } }, { umask: 0o22 }, { cgroup: '/sys/fs/cgroup' }, { pty: true }]) {
+  for (const opts of [{ rlimits: { nofile: 10 } }, { umask: 0o22 }, { nice: 5 }, { cgroup: '/sys/fs/cgroup' },
+    { pty: true }]) {
     await assert.rejects(fb.run('true', [], opts), { code: 'ERR_FEATURE_UNAVAILABLE_ON_PLATFORM' });
   }
   // the shared checks are the same in both

@@ -105,11 +105,12 @@ def warm_shutdown() -> None:
 
 
 def _preexec(signal_mask: Optional[Iterable[int]], default_signals: Iterable[int],
-             limits: Sequence[Tuple[int, int, int]] = ()) -> Optional[Callable[[], None]]:
+             limits: Sequence[Tuple[int, int, int]] = (),
+             nice: Optional[int] = None) -> Optional[Callable[[], None]]:
     """The child-side setup subprocess has no argument for (signals,
-    rlimits); None (no preexec_fn, the fast path) when there is none."""
+    rlimits, nice); None (no preexec_fn, the fast path) when there is none."""
     defaults = list(default_signals)
-    if signal_mask is None and not defaults and not limits:
+    if signal_mask is None and not defaults and not limits and not nice:
         return None
     mask = None if signal_mask is None else set(signal_mask)
 
@@ -122,6 +123,9 @@ def _preexec(signal_mask: Optional[Iterable[int]], default_signals: Iterable[int
             inf = resource.RLIM_INFINITY
             resource.setrlimit(res, (inf if soft == _RLIM64_INFINITY else soft,
                                      inf if hard == _RLIM64_INFINITY else hard))
+        if nice:        # as the library's NICE action: clamped to -20..19
+            value = min(19, max(-20, os.getpriority(os.PRIO_PROCESS, 0) + nice))
+            os.setpriority(os.PRIO_PROCESS, 0, value)
     return setup
 
 
@@ -214,7 +218,7 @@ def _popen(args: Any, *, executable: Any, stdin: Any, stdout: Any, stderr: Any,
            inherit_fds: bool, signal_mask: Optional[Iterable[int]],
            default_signals: Iterable[int], restore_signals: bool,
            new_session: bool = True, limits: Sequence[Tuple[int, int, int]] = (),
-           umask: int = -1) -> Process:
+           umask: int = -1, nice: Optional[int] = None) -> Process:
     if isinstance(args, (str, bytes, os.PathLike)):
         args = [args]                              # a program name, as the binding takes it
     if not args:
@@ -222,7 +226,7 @@ def _popen(args: Any, *, executable: Any, stdin: Any, stdout: Any, stderr: Any,
     return Process(list(args), executable=executable, stdin=stdin, stdout=stdout,
                    stderr=stderr, cwd=_cwd_path(cwd), env=env, pass_fds=tuple(pass_fds),
                    close_fds=not inherit_fds, restore_signals=restore_signals,
-                   preexec_fn=_preexec(signal_mask, default_signals, limits),
+                   preexec_fn=_preexec(signal_mask, default_signals, limits, nice),
                    start_new_session=new_session, umask=umask)
 
 
@@ -371,8 +375,8 @@ def run(args: Any, *, input: Union[None, bytes, str] = None,
         preload: Any = (), wait_delay: Optional[float] = None, truncation_marker: bool = True,
         new_session: Optional[bool] = None, on_stdout: Optional[Callable[[Any], object]] = None,
         on_stderr: Optional[Callable[[Any], object]] = None, rlimits: Any = None,
-        umask: Optional[int] = None, cgroup: Any = None, pty: bool = False,
-        pty_size: Any = None) -> CompletedProcess[Any]:
+        umask: Optional[int] = None, nice: Optional[int] = None, cgroup: Any = None,
+        pty: bool = False, pty_size: Any = None) -> CompletedProcess[Any]:
     """spawnkit.run() (see _run.py) over subprocess.Popen, with the same
     options checked the same way.  warm and preload change only the speed
     of a call, never its result: here every call is cold.  What differs:
@@ -392,6 +396,7 @@ def run(args: Any, *, input: Union[None, bytes, str] = None,
            2: opt.check_callback("on_stderr", on_stderr)}
     limits = opt.rlimits(rlimits)
     mask = opt.umask(umask)
+    inc = opt.nice(nice)
     if opt.check_bool("pty", pty) or pty_size is not None:
         opt.pty_size(pty_size)
         if not pty:
@@ -412,7 +417,7 @@ def run(args: Any, *, input: Union[None, bytes, str] = None,
                   cwd=cwd, env=env, pass_fds=pass_fds, inherit_fds=inherit_fds,
                   signal_mask=signal_mask, default_signals=default_signals,
                   restore_signals=restore_signals, new_session=session, limits=limits,
-                  umask=-1 if mask is None else mask)
+                  umask=-1 if mask is None else mask, nice=inc)
     streams = [proc.stdout, proc.stderr]
     out_fds = [None if f is None else f.fileno() for f in streams]
     captures: Dict[int, Capture] = {}

@@ -48,6 +48,7 @@ if TYPE_CHECKING:
         truncation_marker: bool
         rlimits: Optional[opt.RlimitsArg]
         umask: Optional[int]
+        nice: Optional[int]
         cgroup: Union[None, int, StrOrBytesPath]
         pty: bool
         pty_size: Optional[Tuple[int, int]]
@@ -199,12 +200,14 @@ def _output(out: Any, join: int) -> Tuple[bytes, bytes, bytes, int]:
 def _actions(o: Any, keep: List[Any], signal_mask: Optional[Iterable[int]],
              default_signals: Iterable[int], restore_signals: bool,
              pass_fds: Sequence[int], inherit_fds: bool,
-             limits: List[Tuple[int, int, int]], mask: Optional[int]) -> bool:
+             limits: List[Tuple[int, int, int]], mask: Optional[int],
+             nice: Optional[int] = None) -> bool:
     """Put the extra actions into o; True if fds are passed (INHERIT_FDS)."""
     defaults = list(default_signals)
     if not restore_signals:
         o.flags &= ~_RESTORE
-    if not defaults and signal_mask is None and not pass_fds and not limits and mask is None:
+    if (not defaults and signal_mask is None and not pass_fds and not limits and mask is None
+            and not nice):
         return inherit_fds
     acts: List[Tuple[int, int, int, int, int]] = []
     if defaults:
@@ -217,7 +220,7 @@ def _actions(o: Any, keep: List[Any], signal_mask: Optional[Iterable[int]],
         if inherit_fds:
             pa = [a for a in pa if a[0] != lib.SPAWN_TEMPLATE_ACTION_CLOSE_RANGE]
         acts.extend(pa)
-    n = len(acts) + len(limits) + (mask is not None)
+    n = len(acts) + len(limits) + (mask is not None) + bool(nice)
     arr = ffi.new("struct spawn_template_action[]", n)
     for i, a in enumerate(acts):
         arr[i] = a
@@ -229,6 +232,9 @@ def _actions(o: Any, keep: List[Any], signal_mask: Optional[Iterable[int]],
         i += 1
     if mask is not None:
         lib.spawnkit_action_umask(arr + i, mask)
+        i += 1
+    if nice:
+        lib.spawnkit_action_nice(arr + i, nice)
     keep.append(arr)
     o.actions = arr
     o.nr_actions = n
@@ -346,8 +352,11 @@ def run(args: Argv, **options: Any) -> CompletedProcess[Any]:
         group (default True; warm=True calls default to False, as a warm
         interpreter cannot start a session; pass True to run them cold).
     rlimits: {"RLIMIT_NOFILE" or resource.RLIMIT_NOFILE: (soft, hard) or
-        both}; umask: the child's umask; cgroup: a writable cgroup2
-        directory (path or fd) the child starts in, killed whole at the end.
+        both}; umask: the child's umask; nice: added to the child's nice
+        value as nice -n does (-39..39; the child and all it starts keep
+        it; a negative one needs CAP_SYS_NICE, else PermissionError);
+        cgroup: a writable cgroup2 directory (path or fd) the child starts
+        in, killed whole at the end.
     pty: the child runs on a new pty, its controlling terminal, of
         pty_size=(rows, cols) (default 24 x 80); input is typed ahead, and
         its output (stderr too: a terminal has one) is stdout, with "\r\n"
@@ -383,6 +392,7 @@ def _run_options(args: Argv, *, input: Union[None, bytes, str] = None,
                  on_stdout: Optional[Callable[[Any], object]] = None,
                  on_stderr: Optional[Callable[[Any], object]] = None,
                  rlimits: Optional[opt.RlimitsArg] = None, umask: Optional[int] = None,
+                 nice: Optional[int] = None,
                  cgroup: Union[None, int, StrOrBytesPath] = None,
                  pty: bool = False, pty_size: Optional[Tuple[int, int]] = None,
                  warm: bool = False, preload: Optional[Sequence[str]] = None
@@ -510,11 +520,11 @@ def _run_options(args: Argv, *, input: Union[None, bytes, str] = None,
                 close_fds.append(o.cgroup_fd)
         if (restore_signals is not True or default_signals or signal_mask is not None
                 or pass_fds or inherit_fds is not False or rlimits is not None
-                or umask is not None):
+                or umask is not None or nice is not None):
             if _actions(o, keep, signal_mask, default_signals,
                         opt.check_bool("restore_signals", restore_signals), pass_fds,
                         opt.check_bool("inherit_fds", inherit_fds),
-                        opt.rlimits(rlimits), opt.umask(umask)):
+                        opt.rlimits(rlimits), opt.umask(umask), opt.nice(nice)):
                 o.flags |= lib.SPAWNKIT_RUN_INHERIT_FDS
         argv_c = [ffi.new("char[]", a) for a in argv_b]
         argv_c.append(ffi.NULL)
@@ -618,6 +628,16 @@ class _Argv:
 _ARGVS: Dict[Tuple[str, ...], _Argv] = {}
 _ARGVS_MAX = 64
 
+# The opts and result structs of finished default runs, for the next ones:
+# two allocations (and the copy of _BASE) fewer a call, which after each
+# exec, with cold caches, cost ~7 us of the parent's CPU.  A call takes a
+# pair off (list.pop is atomic under the GIL), so concurrent and nested
+# runs (a signal handler's) never share one; it sets argv and tmpl, the
+# only fields a default run changes, and gives the pair back once its
+# result is read and freed (one that raised is left to the collector).
+_SPARE: List[Tuple[Any, Any]] = []
+_SPARE_MAX = 8
+
 
 def _argv_entry(key: Tuple[str, ...]) -> _Argv:
     entry = _Argv(_argv_bytes(key))         # EmptyArgvError, embedded NUL: ValueError
@@ -651,26 +671,46 @@ def _run_defaults(args: Argv) -> CompletedProcess[bytes]:
         if not key or any(type(a) is not str for a in key):
             return _run_options(args)
         entry = _argv_entry(key)
-    program = entry.program
-    o = ffi.new(_OPTS_P, _BASE[0])
-    o.argv = entry.argv_p
-    res = ffi.new(_RESULT_P)
-    tmpl = entry.tmpl
-    rc: Optional[int] = None                # None: not run from the entry's template
     try:
-        if tmpl is not None:
-            try:
-                o.tmpl = tmpl._acquire()
-            except ValueError:              # closed by the cache since: ask it
-                tmpl = None
-            else:
-                try:
-                    rc = lib.spawnkit_run(o, res)
-                finally:
-                    tmpl._release()
+        o, res = _SPARE.pop()               # a pair a finished call gave back
+    except IndexError:
+        o, res = ffi.new(_OPTS_P, _BASE[0]), ffi.new(_RESULT_P)
+    o.argv = entry.argv_p
+    tmpl = entry.tmpl
+    # None: not run from the entry's template (none yet, or the cache has
+    # closed it since)
+    rc = None if tmpl is None else tmpl._run(o, res)
+    if rc != 0:
+        _run_from_cache(entry, o, res, rc)
+    # The common end, no stop (a callback's exception comes with
+    # SPAWNKIT_RUN_STOPPED in `why`), no output (nothing allocated: run.h),
+    # a status: the result is made without CompletedProcess.__init__,
+    # whose attributes it sets as that would (test_run_fast checks).
+    status = lib._sk_run_quiet_status(res)
+    if status < 0:
+        return _finish_defaults(args, o, res)
+    rcode = os.waitstatus_to_exitcode(status)
+    if len(_SPARE) < _SPARE_MAX:
+        _SPARE.append((o, res))
+    r = _new_result(CompletedProcess)
+    r.__dict__ = {"args": args, "returncode": rcode, "stdout": b"", "stderr": b"",
+                  "stdout_dropped": 0, "stderr_dropped": 0, "stdout_head": b"",
+                  "stdout_tail": b"", "stderr_head": b"", "stderr_tail": b""}
+    return r
+
+
+_new_result = object.__new__
+
+
+def _run_from_cache(entry: _Argv, o: Any, res: Any, rc: Optional[int]) -> None:
+    """The default run when the entry's template did not make it: none
+    yet, closed (rc None), replaced or no longer ours to run (ESTALE,
+    EACCES), from the cache, which remakes it; any other error raised."""
+    program = entry.program
+    try:
         if rc is None or -rc in _REMAKE_ERRNOS:
             if program[:1] == b"/":
-                entry.tmpl = _spawnkit_run(o, res, program, program, tmpl)
+                entry.tmpl = _spawnkit_run(o, res, program, program, entry.tmpl)
             else:
                 try:
                     path = _resolve(program, None, None)
@@ -679,10 +719,19 @@ def _run_defaults(args: Argv) -> CompletedProcess[bytes]:
                 _spawnkit_run(o, res, program, path)
         elif rc:
             raise error_from_errno(-rc, os.fsdecode(program))
-    finally:
+    except BaseException:
         exc = _pending.exc
         if exc is not None:
             _pending.exc = None
+        raise
+
+
+def _finish_defaults(args: Any, o: Any, res: Any) -> CompletedProcess[bytes]:
+    """The result of a default run that was stopped, printed something or
+    lost its status."""
+    exc = _pending.exc
+    if exc is not None:
+        _pending.exc = None
     silent = False
     try:
         if exc is not None:
@@ -702,6 +751,8 @@ def _run_defaults(args: Argv) -> CompletedProcess[bytes]:
             lib.spawnkit_run_result_free(res)
     if status == -1:
         raise lost_status_error(res.pid)
+    if len(_SPARE) < _SPARE_MAX:
+        _SPARE.append((o, res))
     return CompletedProcess(args, os.waitstatus_to_exitcode(status), out1[0], out2[0],
                             out1[3], out2[3], stdout_head=out1[1], stdout_tail=out1[2],
                             stderr_head=out2[1], stderr_tail=out2[2])

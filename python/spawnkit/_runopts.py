@@ -11,7 +11,7 @@ import resource
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
 __all__ = ["RlimitsArg", "check_bool", "check_callback", "cgroup_fd", "milliseconds",
-           "pass_fds", "pty_size", "rlimits", "stdio_fd", "umask"]
+           "nice", "pass_fds", "pty_size", "rlimits", "stdio_fd", "umask"]
 
 #: Milliseconds treated as no limit at all (about 11.5 days).
 _FOREVER_MS = 10 ** 9
@@ -127,6 +127,18 @@ def rlimits(value: Optional[RlimitsArg]) -> List[Tuple[int, int, int]]:
             raise ValueError(f"rlimits[{key!r}]: soft limit {soft} above hard limit {hard}")
         out.append((res, soft, hard))
     return out
+
+
+def nice(value: Optional[int]) -> Optional[int]:
+    """An increment of the child's nice value, as nice -n takes it, in the
+    library's range (spawnkit_action_nice(3))."""
+    if value is None:
+        return None
+    if not _is_int(value):
+        raise TypeError(f"nice must be an int (an increment, as nice -n takes it) or None, not {value!r}")
+    if not -39 <= value <= 39:
+        raise ValueError(f"nice must be within -39..39, not {value}")
+    return value
 
 
 def umask(value: Optional[int]) -> Optional[int]:

@@ -181,6 +181,25 @@ class Template:
         finally:
             lock.release()
 
+    def _run(self, o: Any, res: Any) -> Optional[int]:
+        """lib.spawnkit_run(o, res) from this template, held for the call
+        (for run()'s default path: _acquire() without its exception).
+        None if the template is closed."""
+        lock = self._lock
+        lock.acquire()
+        try:
+            if self._closing or self._ptr is None:
+                return None
+            self._users += 1
+            o.tmpl = self._ptr
+        finally:
+            lock.release()
+        try:
+            rc: int = lib.spawnkit_run(o, res)
+            return rc
+        finally:
+            self._release()
+
     def _after_fork(self) -> None:
         """In a forked child: a new lock (one another thread held at the
         fork is held for good there)."""

@@ -133,6 +133,12 @@ def test_new_run_options_in_the_fallback() -> None:
                       umask=0o027, rlimits={"RLIMIT_NOFILE": 33}, encoding="utf-8",
                       on_stdout=got.append)
     assert r.stdout == "0027\n33\nhé" == "".join(got)
+    ours = os.getpriority(os.PRIO_PROCESS, 0)
+    r = _fallback.run(["sh", "-c", "nice; sh -c nice"], nice=3)
+    assert r.stdout.split() == [str(min(19, ours + 3)).encode()] * 2
+    assert _fallback.run(["nice"], nice=39).stdout == b"19\n"
+    with pytest.raises(ValueError, match="nice"):
+        _fallback.run(["true"], nice=40)
     r = _fallback.run(["sh", "-c", "sleep 100 & echo $!; exit 4"], wait_delay=0.3, timeout=60)
     assert r.returncode == 4 and wait_dead([int(r.stdout)])
     r = _fallback.run(["sh", "-c", "sleep 100 >/dev/null 2>&1 & echo $!"], timeout=60)

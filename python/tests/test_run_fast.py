@@ -45,6 +45,17 @@ def test_same_result_as_with_an_option() -> None:
     assert type(fast) is type(slow) is spawnkit.CompletedProcess
 
 
+def test_silent_result_is_the_checked_paths() -> None:
+    # the default path makes a silent command's result without
+    # CompletedProcess.__init__: the same attributes, in the same order
+    for argv in (["/bin/true"], ["/bin/false"]):
+        fast = spawnkit.run(argv)
+        slow = spawnkit.run(argv, check=False)
+        assert list(vars(fast).items()) == list(vars(slow).items())
+        assert repr(fast) == repr(slow) and not fast.truncated
+        assert type(fast) is spawnkit.CompletedProcess
+
+
 def test_defaults_are_the_documented_ones(tmp_path: Path) -> None:
     # stdin /dev/null, a new session, SIGPIPE back to default
     r = spawnkit.run(["sh", "-c", "readlink /proc/self/fd/0; "

@@ -1,6 +1,6 @@
-"""rlimits=, umask= and cgroup= take effect in the child (library spawn
-actions, spawnkit_action_setrlimit/_umask and CLONE_INTO_CGROUP), and only
-there."""
+"""rlimits=, umask=, nice= and cgroup= take effect in the child (library
+spawn actions, spawnkit_action_setrlimit/_umask/_nice and
+CLONE_INTO_CGROUP), and only there."""
 from __future__ import annotations
 
 import os
@@ -63,6 +63,17 @@ def test_umask_takes_effect_in_the_child_only() -> None:
         r = spawnkit.run(["sh", "-c", "umask"], umask=mask)
         assert int(r.stdout, 8) == mask
     assert os.umask(ours) == ours
+
+
+def test_nice_raises_the_childs_value_and_its_childrens_clamped_at_19() -> None:
+    ours = os.getpriority(os.PRIO_PROCESS, 0)
+    want = min(19, ours + 3)
+    assert want != ours                         # room above ours to see it
+    r = spawnkit.run(["sh", "-c", "nice; sh -c nice"], nice=3)
+    assert r.stdout.split() == [str(want).encode()] * 2
+    assert spawnkit.run(["nice"], nice=39).stdout == b"19\n"
+    assert spawnkit.run(["nice"], nice=0).stdout == f"{ours}\n".encode()
+    assert os.getpriority(os.PRIO_PROCESS, 0) == ours
 
 
 def test_umask_shapes_a_created_file(tmp_path: "os.PathLike[str]") -> None:

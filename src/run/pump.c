@@ -148,8 +148,14 @@ static void feed(struct sk_pump *p, size_t *off)
 		close_fd(&p->fd[0]);
 }
 
-/* The direct child has exited (and is reaped): the wait delay and the
- * drain count from now, and its stdin is of no more use. */
+/*
+ * The direct child has exited (and is reaped): the wait delay and the
+ * drain count from now, and its stdin is of no more use.  The output
+ * pipes' write ends we held (run.c) go now, so their end of file says
+ * that nobody else holds them either.  Held until here, the child's exit
+ * wakes us once, through the pidfd: each pipe's close at its exit no
+ * longer does first, which cost an extra sleep and wake-up per run.
+ */
 static void ended(struct sk_pump *p, int *exited, int64_t *exit_at, int killed,
 		  int64_t *drain_until)
 {
@@ -158,6 +164,8 @@ static void ended(struct sk_pump *p, int *exited, int64_t *exit_at, int killed,
 	if (killed)
 		*drain_until = *exit_at + SK_RUN_DRAIN_MS;
 	close_fd(&p->fd[0]);
+	close_fd(&p->hold[1]);
+	close_fd(&p->hold[2]);
 }
 
 /* Earliest of the deadlines that apply, as a poll timeout (-1: none). */
@@ -208,6 +216,10 @@ int sk_pump_run(struct sk_pump *p)
 	p->eof_len = -1;
 	if (p->fd[0] >= 0 && !o->input_len && !p->pty)
 		close_fd(&p->fd[0]);
+	if (p->pidfd < 0) {		/* gone before its pidfd (late_pidfd.c) */
+		p->status = -1;
+		ended(p, &exited, &exit_at, killed, &drain_until);
+	}
 	for (;;) {
 		t = now_ms();
 		if (exited && p->fd[1] < 0 && p->fd[2] < 0)
@@ -265,6 +277,11 @@ int sk_pump_run(struct sk_pump *p)
 				} else {
 					feed(p, &off);
 				}
+			} else if (idx[i] > 0 && p->fd[idx[i]] >= 0 &&
+				   !(pf[i].revents & POLLIN) && !p->pty) {
+				/* a pipe with nothing in it and no writer
+				 * left: its end of file, without a read */
+				close_fd(&p->fd[idx[i]]);
 			} else if (idx[i] > 0 && p->fd[idx[i]] >= 0) {
 				int r = read_one(p, idx[i], buf);
 
@@ -286,8 +303,10 @@ int sk_pump_run(struct sk_pump *p)
 	if (o->cgroup_fd >= 0 || (p->group && (killed || (o->flags & SPAWNKIT_RUN_SWEEP) ||
 					       sk_syscall2(SYS_kill, -p->pid, 0) == 0)))
 		kill_tree(p, 1);
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < 3; i++) {
 		close_fd(&p->fd[i]);
+		close_fd(&p->hold[i]);
+	}
 	close_fd(&p->pidfd);
 	free(buf);
 	return ret;

@@ -19,6 +19,8 @@ struct sk_pump {
 	pid_t pid;
 	int pidfd;
 	int fd[3];		/* our ends: [0] stdin (write), [1] [2] read; -1 */
+	int hold[3];		/* [1] [2]: the child's write ends of the output
+				   pipes, kept open until it is reaped, or -1 */
 	int group;		/* the child leads its own session and group */
 	int pty;		/* fd[0] and fd[1] are a pty master: the input
 				   ends with the terminal's EOF, not a close */
@@ -32,7 +34,7 @@ struct sk_pump {
 	int eof_len, eof_off;
 };
 
-/* Runs to the end; closes every fd in p (pidfd too).  0 or -ENOMEM. */
+/* Runs to the end; closes every fd in p (pidfd and hold too).  0 or -ENOMEM. */
 int sk_pump_run(struct sk_pump *p);
 
 #endif

@@ -14,6 +14,7 @@
 #include <spawnkit/warm.h>
 
 #include "common/sys.h"
+#include "run/late_pidfd.h"
 #include "run/pump.h"
 #include "run/pty.h"
 #include "run/resolve.h"
@@ -153,6 +154,8 @@ struct layout {
 	unsigned int n;
 	unsigned int own;	/* the first `own` actions are ours (sk_spawn_own) */
 	int child_end[3];	/* closed in the parent after the spawn */
+	int hold[3];		/* output pipes' write ends: the pump's until
+				   the child is reaped (pump.c, ended()) */
 	int ours[3];		/* the pump's ends */
 };
 
@@ -195,7 +198,7 @@ static int lay_out(const struct spawnkit_run_opts *o, struct layout *l)
 
 	l->n = 0;
 	for (i = 0; i < 3; i++)
-		l->child_end[i] = l->ours[i] = -1;
+		l->child_end[i] = l->hold[i] = l->ours[i] = -1;
 	if (o->flags & SPAWNKIT_RUN_PTY) {
 		ret = lay_out_pty(o, l);
 		if (ret)
@@ -209,8 +212,11 @@ static int lay_out(const struct spawnkit_run_opts *o, struct layout *l)
 			if (ret)
 				return ret;
 			l->ours[i] = i ? p[0] : p[1];
-			l->child_end[i] = i ? p[1] : p[0];
-			spawnkit_action_dup2(&l->act[l->n++], l->child_end[i], i, 0);
+			if (i)
+				l->hold[i] = p[1];
+			else
+				l->child_end[i] = p[0];
+			spawnkit_action_dup2(&l->act[l->n++], p[i ? 1 : 0], i, 0);
 			break;
 		case SPAWNKIT_RUN_DEVNULL:
 			spawnkit_action_open(&l->act[l->n++], &l->devnull[i], AT_FDCWD,
@@ -267,11 +273,20 @@ static pid_t start(const struct spawnkit_run_opts *o, struct spawnkit_template *
 	const char *path = spawnkit_template_path(t);
 	pid_t pid;
 
+	int ret;
+
 	if ((o->flags & SPAWNKIT_RUN_WARM) && path &&
 	    !spawnkit_warm_spawn(path, o->argv, envp, l->act, l->n, flags,
 				 o->warm_preload, &pid, pidfd))
 		return pid;
-	return sk_spawn_own(t, o->argv, envp, l->act, l->n, l->own, flags, pidfd);
+	if (t->backend != SPAWNKIT_BACKEND_USER || !sk_late_pidfd_ok())
+		return sk_spawn_own(t, o->argv, envp, l->act, l->n, l->own, flags, pidfd);
+	/* the pidfd opened beside the child's exec, not before it */
+	pid = sk_spawn_own(t, o->argv, envp, l->act, l->n, l->own, flags, NULL);
+	if (pid < 0)
+		return pid;
+	ret = sk_late_pidfd_open(pid, pidfd);
+	return ret ? ret : pid;
 }
 
 static int run(const struct spawnkit_run_opts *o, struct spawnkit_run_result *r)
@@ -316,7 +331,8 @@ static int run(const struct spawnkit_run_opts *o, struct spawnkit_run_result *r)
 	p.pty = !!(o->flags & SPAWNKIT_RUN_PTY);
 	for (i = 0; i < 3; i++) {
 		p.fd[i] = l->ours[i];
-		l->ours[i] = -1;
+		p.hold[i] = l->hold[i];
+		l->ours[i] = l->hold[i] = -1;
 		sk_capture_init(&p.cap[i], o->head[i], o->tail[i]);
 	}
 	ret = sk_pump_run(&p);
@@ -333,6 +349,7 @@ static int run(const struct spawnkit_run_opts *o, struct spawnkit_run_result *r)
 	r->elapsed_ns = now_ns() - t0;
 out_fds:
 	close_all(l->child_end, 3);
+	close_all(l->hold, 3);
 	close_all(l->ours, 3);
 	free(l);
 out:

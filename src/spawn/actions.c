@@ -89,11 +89,16 @@ static int check_one(const struct spawn_template_action *a, struct sk_action *k,
 		ret = copy_arg(&o, a->arg, sizeof(o), own);
 		if (ret)
 			return ret;
-		/* open_how by pointer and size, read as openat2() reads it */
+		/* open_how by pointer and size, read as openat2() reads it
+		 * (the library's own, spawnkit_action_open()'s exact size,
+		 * directly: no checked copy of memory we filled) */
 		if (!o.how)
 			return -EINVAL;
-		ret = sk_copy_struct_in(&k->how, sizeof(k->how), SK_OPEN_HOW_SIZE_VER0,
-					o.how, o.how_size);
+		if (own && o.how_size == sizeof(k->how))
+			ret = copy_arg(&k->how, o.how, sizeof(k->how), own);
+		else
+			ret = sk_copy_struct_in(&k->how, sizeof(k->how), SK_OPEN_HOW_SIZE_VER0,
+						o.how, o.how_size);
 		if (ret)
 			return ret;
 		k->path = o.path;
@@ -124,6 +129,11 @@ static int check_one(const struct spawn_template_action *a, struct sk_action *k,
 		return 0;
 	case SPAWN_TEMPLATE_ACTION_SETRLIMIT:
 		return copy_rlimit(a, k, own);
+	case SPAWN_TEMPLATE_ACTION_NICE:
+		if (a->fd < -SK_NICE_SPAN || a->fd > SK_NICE_SPAN || a->newfd ||
+		    a->flags || a->arg)
+			return -EINVAL;
+		return 0;
 	default:
 		return -EINVAL;
 	}

@@ -14,6 +14,10 @@
 #include <stdint.h>
 #include <spawnkit/spawn_template.h>
 
+/* NICE's increment is within +-SK_NICE_SPAN: the whole range of nice
+ * values (-20..19) is that wide, so any larger one is a clamp or a bug. */
+#define SK_NICE_SPAN	39
+
 struct sk_action {
 	uint32_t type;		/* SPAWN_TEMPLATE_ACTION_* */
 	uint32_t flags;

@@ -194,6 +194,24 @@ static long do_open(const struct sk_action *a, int dirfd)
 	return ret < 0 ? ret : 0;
 }
 
+/* nice(inc) as nice(1) -n does: the raw getpriority() is 20 - nice, and the
+ * result is clamped to the range of nice values.  Lowering the value
+ * without CAP_SYS_NICE (or RLIMIT_NICE) is setpriority's EACCES. */
+static long add_nice(int inc)
+{
+	long cur = sk_syscall2(SYS_getpriority, PRIO_PROCESS, 0);
+	long val;
+
+	if (cur < 0)
+		return cur;
+	val = 20 - cur + inc;
+	if (val < -20)
+		val = -20;
+	if (val > 19)
+		val = 19;
+	return sk_syscall3(SYS_setpriority, PRIO_PROCESS, 0, val);
+}
+
 /* spawnkit's extension actions: process attributes, no fd work.  CGROUP
  * was done by clone3 before the child ran. */
 static long run_ext_action(const struct sk_action *a)
@@ -215,6 +233,8 @@ static long run_ext_action(const struct sk_action *a)
 		return 0;
 	case SPAWN_TEMPLATE_ACTION_SETCTTY:
 		return sk_syscall3(SYS_ioctl, a->fd, TIOCSCTTY, 0);
+	case SPAWN_TEMPLATE_ACTION_NICE:
+		return add_nice(a->fd);
 	}
 	return -EINVAL;	/* the parent checked the type: not reached */
 }

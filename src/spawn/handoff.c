@@ -3,15 +3,15 @@
  * handoff.c - spawns the kernel backend cannot run go to the user backend.
  *
  * spawnkit's extension actions SETSID, SETPGID, UMASK, SETRLIMIT and CGROUP
- * are in the kernel series since its process-attribute patch (SETCTTY is
- * not); a patched kernel from before that patch refuses them with EINVAL,
- * as it refuses any type it does not know.  Which kernel this is, is probed
+ * are in the kernel series since its process-attribute patch (SETCTTY and
+ * NICE are not); a patched kernel from before that patch refuses them with
+ * EINVAL, as it refuses any type it does not know.  Which kernel this is, is probed
  * once per process, on the first spawn that needs it, with no child started
  * (kernel_has_ext()).  On an older kernel, a spawn through a kernel-backend
  * template that uses any of them (or SPAWNKIT_SPAWN_SETSID) runs on a
  * user-backend "shadow" template made from the same path on first need and
  * kept with the template; types past the kernel's last
- * (SK_KERNEL_ACTION_LAST), i.e. SETCTTY, always go there.  A template made
+ * (SK_KERNEL_ACTION_LAST), i.e. SETCTTY and NICE, always go there.  A template made
  * from an fd has no path to make a shadow from: -EOPNOTSUPP.  The shadow
  * pins the file the path names when it is made; from then on the user
  * backend's own checks (ESTALE, EACCES) apply to it.
@@ -80,7 +80,7 @@ int sk_handoff_wanted(const struct spawnkit_template *t,
 		/* an unreadable array: the kernel says EFAULT itself */
 		if (sk_copy_in(&act, a->actions + i * sizeof(act), sizeof(act)))
 			return 0;
-		if (act.type > SPAWN_TEMPLATE_ACTION_SETCTTY)
+		if (act.type > SK_USER_ACTION_LAST)
 			continue;	/* unknown: the kernel says EINVAL */
 		if (act.type > SK_KERNEL_ACTION_LAST)
 			return 1;	/* the user backend's alone */

@@ -3,12 +3,14 @@
  * attrs: print the process attributes the extension actions set, one per
  * line, for tests/spawn/t_ext_actions and tests/run:
  *   "pid N", "ppid N", "sid N", "pgid N", "umask OCTAL",
- *   "nofile CUR MAX", "core CUR MAX" (-1 for unlimited), "cgroup PATH"
+ *   "nofile CUR MAX", "core CUR MAX" (-1 for unlimited), "cgroup PATH",
+ *   "nice N"
  * With arguments, it then does: --sleep S (seconds), --out N (write N
  * bytes of 'x' to stdout), --err TEXT (to stderr), --fork-pgrp (a child
  * in a group of its own, "child PID"), --exit N.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +42,10 @@ int main(int argc, char **argv)
 	printf("umask %03o\n", (unsigned int)m);
 	limit("nofile", RLIMIT_NOFILE);
 	limit("core", RLIMIT_CORE);
+	errno = 0;
+	i = getpriority(PRIO_PROCESS, 0);
+	if (!errno)
+		printf("nice %d\n", i);
 	f = fopen("/proc/self/cgroup", "r");
 	while (f && fgets(line, sizeof(line), f))
 		if (!strncmp(line, "0::", 3))

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * spawnkit's extension actions SETSID, SETPGID, UMASK and SETRLIMIT, seen
- * from inside the child by the attrs helper, and the field rules of all
- * six (CGROUP's placement is t_ext_cgroup, SETCTTY's t_ext_setctty).  On
- * the kernel backend the kernel runs the first five, or on a kernel without
- * them they are handed to the user backend (SETCTTY always is): the same
- * results.
+ * spawnkit's extension actions SETSID, SETPGID, UMASK, SETRLIMIT and NICE,
+ * seen from inside the child by the attrs helper, and the field rules of
+ * all seven (CGROUP's placement is t_ext_cgroup, SETCTTY's t_ext_setctty).
+ * On the kernel backend the kernel runs the first five, or on a kernel
+ * without them they are handed to the user backend (SETCTTY and NICE
+ * always are): the same results.
  */
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <linux/capability.h>
 #include "util.h"
 
 static struct spawnkit_template *t;
@@ -152,10 +154,101 @@ TEST_F(attrs, setrlimit_sets_the_childs_limits_not_ours)
 	CHECK(before.rlim_cur == after.rlim_cur && before.rlim_max == after.rlim_max);
 }
 
+/* NICE: ours plus the increment in the child, clamped at 19; ours untouched */
+TEST_F(attrs, nice_adds_to_the_childs_nice_value_not_ours)
+{
+	struct run_result *r = self->r;
+	int ours = getpriority(PRIO_PROCESS, 0);
+
+	spawnkit_action_nice(&self->a[0], 3);
+	run(self->a, 1, r);
+	CHECK(r->pid > 0 && r->status == 0);
+	CHECK_EQ(val(r, "nice"), ours + 3 > 19 ? 19 : ours + 3);
+	spawnkit_action_nice(&self->a[0], 39);
+	run(self->a, 1, r);
+	CHECK(r->pid > 0 && r->status == 0);
+	CHECK_EQ(val(r, "nice"), 19);
+	/* two add up, in list order */
+	spawnkit_action_nice(&self->a[0], 1);
+	spawnkit_action_nice(&self->a[1], 1);
+	run(self->a, 2, r);
+	CHECK_EQ(val(r, "nice"), ours + 2 > 19 ? 19 : ours + 2);
+	spawnkit_action_nice(&self->a[0], 0);
+	run(self->a, 1, r);
+	CHECK_EQ(val(r, "nice"), ours);
+	CHECK_EQ(getpriority(PRIO_PROCESS, 0), ours);
+}
+
+/* May this process lower its nice value?  Asked of a forked copy. */
+static int may_lower_nice(void)
+{
+	int st;
+	pid_t p = fork();
+
+	if (p == 0)
+		_exit(setpriority(PRIO_PROCESS, 0, getpriority(PRIO_PROCESS, 0) - 1) ? 1 : 0);
+	if (p < 0 || waitpid(p, &st, 0) != p)
+		return -1;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+/* Our nice value at 5 or above, so there is room below (raising it is
+ * always allowed; the case runs in a process of its own). */
+static int nice_with_room_below(void)
+{
+	if (getpriority(PRIO_PROCESS, 0) < 5 && setpriority(PRIO_PROCESS, 0, 5))
+		return -100;
+	return getpriority(PRIO_PROCESS, 0);
+}
+
+/* A negative increment lowers the child's value where the kernel lets us
+ * (CAP_SYS_NICE: the suites run as root) */
+TEST_F(attrs, nice_negative_lowers_it_with_the_privilege)
+{
+	struct run_result *r = self->r;
+	int ours = nice_with_room_below();
+
+	ASSERT_GE(ours, 5);
+	if (may_lower_nice() != 1)
+		SKIP("no CAP_SYS_NICE or RLIMIT_NICE here (the next case covers it)");
+	spawnkit_action_nice(&self->a[0], -2);
+	run(self->a, 1, r);
+	CHECK(r->pid > 0 && r->status == 0);
+	CHECK_EQ(val(r, "nice"), ours - 2);
+}
+
+/* and without the privilege it is setpriority's EACCES, from the child,
+ * and no child: CAP_SYS_NICE dropped, RLIMIT_NICE 0, a template made
+ * with those credentials */
+TEST_F(attrs, nice_negative_without_the_privilege_is_eacces)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+	struct rlimit none = { 0, 0 };
+	struct spawnkit_template *tn;
+	struct run_result *r = self->r;
+
+	ASSERT_GE(nice_with_room_below(), 5);
+	ASSERT_EQ(syscall(SYS_capget, &h, d), 0);
+	d[0].effective &= ~(1U << CAP_SYS_NICE);
+	ASSERT_EQ(syscall(SYS_capset, &h, d), 0);
+	ASSERT_EQ(setrlimit(RLIMIT_NICE, &none), 0);
+	ASSERT_EQ(may_lower_nice(), 0);
+	ASSERT_EQ(spawnkit_template_create(helper_path("attrs"), 0, &tn), 0);
+	spawnkit_action_nice(&self->a[0], -2);
+	spawn_capture(tn, argv_attrs, environ, self->a, 1, 0, r);
+	CHECK_ERR(r->pid, EACCES);
+	spawnkit_action_nice(&self->a[0], 2);	/* raising still works */
+	spawn_capture(tn, argv_attrs, environ, self->a, 1, 0, r);
+	CHECK(r->pid > 0 && r->status == 0);
+	spawnkit_template_destroy(tn);
+}
+
 /*
  * A kernel template made from an fd: the kernel runs the action itself
  * (asked of the kernel directly whether it can), or, on a patched kernel
  * from before the actions, there is no path for the handoff: EOPNOTSUPP.
+ * NICE is the user backend's alone: EOPNOTSUPP on any kernel.
  */
 TEST_F(attrs, kernel_template_from_an_fd)
 {
@@ -177,6 +270,9 @@ TEST_F(attrs, kernel_template_from_an_fd)
 	} else {
 		CHECK_ERR(r->pid, EOPNOTSUPP);
 	}
+	spawnkit_action_nice(&self->a[0], 1);
+	spawn_capture(tf, argv_attrs, environ, self->a, 1, 0, r);
+	CHECK_ERR(r->pid, EOPNOTSUPP);
 	spawnkit_template_destroy(tf);
 }
 
@@ -234,8 +330,11 @@ BAD(setsid_with_an_fd, 1, EINVAL, spawnkit_action_setsid(&a[0]); a[0].fd = 1);
 BAD(umask_above_0777, 1, EINVAL, spawnkit_action_umask(&a[0], 01000));
 BAD(setpgid_negative, 1, EINVAL, spawnkit_action_setpgid(&a[0], -1));
 BAD(umask_with_an_arg, 1, EINVAL, spawnkit_action_umask(&a[0], 0); a[0].arg = 8);
+BAD(nice_above_39, 1, EINVAL, spawnkit_action_nice(&a[0], 40));
+BAD(nice_below_minus_39, 1, EINVAL, spawnkit_action_nice(&a[0], -40));
+BAD(nice_with_an_arg, 1, EINVAL, spawnkit_action_nice(&a[0], 1); a[0].arg = 8);
 BAD(type_past_the_last, 1, EINVAL,
-    memset(&a[0], 0, sizeof(a[0])); a[0].type = SPAWN_TEMPLATE_ACTION_SETCTTY + 1);
+    memset(&a[0], 0, sizeof(a[0])); a[0].type = SPAWN_TEMPLATE_ACTION_NICE + 1);
 /* CGROUP's checks before anything starts */
 BAD(cgroup_negative_fd, 1, EINVAL, spawnkit_action_cgroup(&a[0], -1));
 BAD(cgroup_fd_not_open, 1, EBADF, spawnkit_action_cgroup(&a[0], 987));
@@ -273,6 +372,7 @@ FIXTURE_VARIANT_ADD(ext_type, umask) { .type = SPAWN_TEMPLATE_ACTION_UMASK };
 FIXTURE_VARIANT_ADD(ext_type, setrlimit) { .type = SPAWN_TEMPLATE_ACTION_SETRLIMIT };
 FIXTURE_VARIANT_ADD(ext_type, cgroup) { .type = SPAWN_TEMPLATE_ACTION_CGROUP };
 FIXTURE_VARIANT_ADD(ext_type, setctty) { .type = SPAWN_TEMPLATE_ACTION_SETCTTY };
+FIXTURE_VARIANT_ADD(ext_type, nice) { .type = SPAWN_TEMPLATE_ACTION_NICE };
 
 /* An otherwise valid action of the type (SETRLIMIT needs its limits). */
 FIXTURE_SETUP(ext_type)

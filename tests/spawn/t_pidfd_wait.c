@@ -10,6 +10,7 @@
 #include <poll.h>
 #include <sys/ioctl.h>
 #include "util.h"
+#include "pidfd_exit.h"
 
 static volatile sig_atomic_t reaped;
 
@@ -24,25 +25,6 @@ static void reap_all(int sig)
 }
 
 /* Does this kernel keep the exit status of a reaped child on its pidfd? */
-static int kernel_keeps_status(void)
-{
-	struct { uint64_t mask, cg; uint32_t ids[11]; int32_t code; } info;
-	pid_t pid = fork();
-	int fd, keeps;
-
-	if (pid == 0)
-		_exit(3);
-	fd = (int)syscall(SYS_pidfd_open, pid, 0);
-	waitpid(pid, NULL, 0);
-	memset(&info, 0, sizeof(info));
-	info.mask = 1ULL << 3;
-	keeps = fd >= 0 && ioctl(fd, _IOWR(0xFF, 11, info), &info) == 0 &&
-		(info.mask & (1ULL << 3)) && info.code == 3 << 8;
-	if (fd >= 0)
-		close(fd);
-	return keeps;
-}
-
 static pid_t start(struct spawnkit_template *t, const char *code, int *pidfd)
 {
 	char *argv[] = { "probe", "--quiet", "--exit", (char *)code, NULL };

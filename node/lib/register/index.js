@@ -14,6 +14,7 @@
 // Without a usable addon every start goes to stock, counted as 'no-addon'.
 const { SkProcess, setNativeProcess } = require('./handle');
 const { makeSpawnSync } = require('./sync');
+const { fromEnv } = require('./options');
 
 let installed = false;
 
@@ -32,6 +33,7 @@ function binding(name) {
 
 function install() {
   if (installed) return;
+  fromEnv();
   const processWrap = binding('process_wrap');
   const spawnSync = binding('spawn_sync');
   setNativeProcess(processWrap.Process);

@@ -1,12 +1,20 @@
 // Compiled (not run) by test/types.test.js with tsc --strict: the
 // declarations must accept this typical use and reject the marked misuse.
-import { Template, run, execFile, SpawnkitChild, RunResult, RunOptions, SpawnkitError, registerStats, RegisterStats } from '../..';
+import {
+  Template, run, execFile, SpawnkitChild, RunResult, RunOptions, SpawnkitError, registerStats, RegisterStats,
+  registerOptions, RegisterOptions,
+} from '../..';
 import '../../register';
 
 async function main(): Promise<void> {
   const st: RegisterStats = registerStats();
   const n: number = st.routed + st.fallback + (st.reasons['ipc'] ?? 0);
   void n;
+  const ro: RegisterOptions = registerOptions({ childNice: 10 });
+  const nice: number = ro.childNice + registerOptions().childNice;
+  void nice;
+  // @ts-expect-error: childNice is a number
+  registerOptions({ childNice: '10' });
   const t = new Template('rg');
   const child: SpawnkitChild = t.spawn(['--version'], { cwd: '/tmp', timeout: 1000, killTree: true });
   child.stdout?.on('data', (d: Buffer) => d.length);
@@ -33,6 +41,7 @@ async function main(): Promise<void> {
     onStderr: (c: string) => { chunks.push(c); },
     rlimits: { nofile: 1024, core: 0, nproc: [64, 128], as: Infinity },
     umask: 0o022,
+    nice: 5,
     cgroup: '/sys/fs/cgroup/agent',
     signal: ac.signal,
   });
