@@ -113,9 +113,14 @@ struct spawn_template_open {
 	__aligned_u64 how_size;	/* sizeof(struct open_how) */
 };
 
+/*
+ * SIGMASK's and SIGDEFAULT's argument.  sigset points at a signal set in the
+ * caller's ABI layout, as rt_sigprocmask(2) takes it; sigsetsize is
+ * rt_sigprocmask()'s (8 on x86).
+ */
 struct spawn_template_sigset {
-	__aligned_u64 sigset;	/* const sigset_t * (kernel layout) */
-	__aligned_u64 sigsetsize; /* must be the kernel's sigset size (8 on x86_64) */
+	__aligned_u64 sigset;	/* const sigset_t *, _NSIG bits */
+	__aligned_u64 sigsetsize; /* _NSIG / 8 */
 };
 
 /* SETRLIMIT's argument: the kernel's struct rlimit64. */

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <sys/wait.h>
 
 #include "common/sys.h"
@@ -33,18 +34,38 @@ struct sk_pidfd_info {
 _Static_assert(sizeof(struct sk_pidfd_info) == 64, "PIDFD_INFO_SIZE_VER0");
 #define SK_PIDFD_GET_INFO _IOWR(0xFF, 11, struct sk_pidfd_info)
 
+/*
+ * When the kernel reaps the child itself (SIGCHLD ignored, SA_NOCLDWAIT),
+ * it wakes the pidfd a moment before it stores the status there: a waiter
+ * in between sees ECHILD and no status yet.  So a pidfd that answers
+ * GET_INFO but has no exit status is asked again for a short while; a
+ * kernel without GET_INFO (before 6.13) is not.  Only the path where the
+ * status may be lost ever waits here.
+ */
+#define SK_EXIT_INFO_TRIES	40
+#define SK_EXIT_INFO_PAUSE_NS	50000	/* 40 x 50 us: 2 ms at most */
+
 /* The status the kernel kept on the pidfd, or -ECHILD. */
 static int status_from_pidfd(int pidfd, int *wstatus)
 {
+	const struct timespec pause = { 0, SK_EXIT_INFO_PAUSE_NS };
 	struct sk_pidfd_info info;
+	int try;
+	long ret;
 
-	memset(&info, 0, sizeof(info));
-	info.mask = SK_PIDFD_INFO_EXIT;
-	if (sk_syscall3(SYS_ioctl, pidfd, SK_PIDFD_GET_INFO, (long)&info) < 0 ||
-	    !(info.mask & SK_PIDFD_INFO_EXIT))
-		return -ECHILD;
-	*wstatus = info.exit_code;
-	return 1;
+	for (try = 0; try < SK_EXIT_INFO_TRIES; try++) {
+		memset(&info, 0, sizeof(info));
+		info.mask = SK_PIDFD_INFO_EXIT;
+		ret = sk_syscall3(SYS_ioctl, pidfd, SK_PIDFD_GET_INFO, (long)&info);
+		if (ret == 0 && (info.mask & SK_PIDFD_INFO_EXIT)) {
+			*wstatus = info.exit_code;
+			return 1;
+		}
+		if (ret < 0 && ret != -ESRCH)
+			break;		/* no GET_INFO here: the status is lost */
+		sk_syscall2(SYS_nanosleep, &pause, NULL);
+	}
+	return -ECHILD;
 }
 
 SK_EXPORT int spawnkit_pidfd_wait(int pidfd, int options, int *wstatus)
