@@ -272,7 +272,6 @@ static pid_t start(const struct spawnkit_run_opts *o, struct spawnkit_template *
 	char *const *envp = o->envp ? o->envp : environ;
 	const char *path = spawnkit_template_path(t);
 	pid_t pid;
-
 	int ret;
 
 	if ((o->flags & SPAWNKIT_RUN_WARM) && path &&
