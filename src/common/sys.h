@@ -70,6 +70,18 @@ static inline long sk_syscall6(long n, long a, long b, long c, long d, long e, l
 #define SYS_faccessat2 439
 #endif
 
+/* pidfd_open() on ourselves, closed at once: 0 where it works here, or
+ * its -errno (ENOSYS before 5.3; EPERM or ENOSYS under a seccomp filter). */
+static inline long sk_pidfd_open_probe(void)
+{
+	long fd = sk_syscall2(SYS_pidfd_open, sk_syscall0(SYS_getpid), 0);
+
+	if (fd < 0)
+		return fd;
+	sk_syscall1(SYS_close, fd);
+	return 0;
+}
+
 /* Mark a public function: exported from libspawnkit.so (and listed in
  * src/libspawnkit.map).  Everything else is hidden (-fvisibility=hidden). */
 #define SK_EXPORT __attribute__((visibility("default")))

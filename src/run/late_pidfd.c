@@ -44,14 +44,10 @@ static int opens = -1;
 static int can_open(void)
 {
 	int v = __atomic_load_n(&opens, __ATOMIC_RELAXED);
-	long fd;
 
 	if (v >= 0)
 		return v;
-	fd = sk_syscall2(SYS_pidfd_open, sk_syscall0(SYS_getpid), 0);
-	v = fd >= 0;
-	if (fd >= 0)
-		sk_syscall1(SYS_close, fd);
+	v = sk_pidfd_open_probe() == 0;
 	__atomic_store_n(&opens, v, __ATOMIC_RELAXED);
 	return v;
 }

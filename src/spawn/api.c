@@ -28,11 +28,9 @@ SK_EXPORT int spawnkit_kernel_has_spawn_template(void)
  */
 static int user_backend_usable(void)
 {
-	long fd = sk_syscall2(SYS_pidfd_open, sk_syscall0(SYS_getpid), 0);
+	long ret = sk_pidfd_open_probe();
 
-	if (fd >= 0)
-		sk_syscall1(SYS_close, fd);
-	return fd != -ENOSYS && fd != -EPERM;
+	return ret != -ENOSYS && ret != -EPERM;
 }
 
 SK_EXPORT int spawnkit_backend(void)
