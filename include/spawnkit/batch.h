@@ -2,7 +2,7 @@
 /*
  * batch.h - syscall batches: many system calls in one kernel crossing.
  *
- * The ABI (struct batch_entry, jumps, word copy, deny list) is in
+ * The ABI (struct batch_entry, jumps, word copy, allow-list) is in
  * <spawnkit/batch_abi.h>; every backend gives the results that comment
  * defines for the programs it accepts.  Backends:
  *

@@ -57,9 +57,14 @@
  * restarted entry starts over (a nanosleep sleeps its whole time again).
  *
  * Per-entry errors, stored in the slot (the batch goes on along on_error):
- *   ENOSYS  unknown number, or a call a batch may not run: batch itself,
- *           fork, vfork, clone, clone3, execve, execveat, exit, exit_group,
- *           rt_sigreturn, restart_syscall, uretprobe, spawn_template_spawn.
+ *   ENOSYS  a number past the caller's system call table: no such call.
+ *   EOPNOTSUPP  a call of the table that a batch does not run: batch
+ *           runs only the calls of its allow-list (kernel/batch.c; file
+ *           tree, file data, memory, sleeps, identity queries), never
+ *           fork, clone, execve, exit, rt_sigreturn, restart_syscall,
+ *           uretprobe, batch or spawn_template_spawn.  It says nothing
+ *           about whether the kernel has the call: probe that outside a
+ *           batch.
  *   EINVAL  entry.flags != 0, or a word copy with args[2..5] != 0 or an
  *           address that straddles the entries/results arrays.
  *   EFAULT  a word copy from or to an unmapped address.

@@ -46,8 +46,8 @@ long sk_batch_begin(struct sk_batch_run *r, const struct batch_entry *entries,
  * system call per page instead of two: the copy back rewrites them). */
 long sk_batch_results_init(struct sk_batch_run *r, int keep);
 
-/* 1 if system call nr may change what memory is mapped or writable (the
- * copy back then probes the caller's array again). */
+/* 1 if system call nr (one of the allow-list) may change what memory is
+ * mapped or writable (the copy back then probes the caller's array again). */
 int sk_batch_may_remap(uint64_t nr);
 
 /* Entry i ran and returned res. */
@@ -78,8 +78,13 @@ long sk_batch_loop(struct sk_batch_run *r, unsigned int i, long last);
 long sk_batch_resume(const struct batch_entry *entries, int64_t *results,
 		     unsigned int count, long kret);
 
-/* 1 if nr is refused in a batch (-ENOSYS in the slot). */
-int sk_batch_denied(uint64_t nr);
+/* 1 if system call nr is on the allow-list of calls a batch runs (the
+ * kernel's, see common.c). */
+int sk_batch_allowed(uint64_t nr);
+/* What the slot of system call nr gets instead of running it: -ENOSYS past
+ * the system call table (no such call), -EOPNOTSUPP for a call off the
+ * allow-list; 0 if it runs. */
+int64_t sk_batch_refused(uint64_t nr);
 
 /* Index of the entry after entries[i] returned res, or count to end. */
 static inline unsigned int sk_batch_next(const struct batch_entry *e, int64_t res,

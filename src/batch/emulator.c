@@ -25,13 +25,15 @@ long sk_batch_loop(struct sk_batch_run *r, unsigned int i, long last)
 			res = -EINVAL;
 		else if (e.nr == BATCH_NR_WORDCOPY)
 			res = sk_batch_wordcopy(r, &e);
-		else if (sk_batch_denied(e.nr))
-			res = -ENOSYS;
 		else {
-			r->remapped |= sk_batch_may_remap(e.nr);
-			res = sk_syscall6((long)e.nr, (long)e.args[0], (long)e.args[1],
-					  (long)e.args[2], (long)e.args[3],
-					  (long)e.args[4], (long)e.args[5]);
+			res = sk_batch_refused(e.nr);
+			if (res == 0) {
+				r->remapped |= sk_batch_may_remap(e.nr);
+				res = sk_syscall6((long)e.nr, (long)e.args[0],
+						  (long)e.args[1], (long)e.args[2],
+						  (long)e.args[3], (long)e.args[4],
+						  (long)e.args[5]);
+			}
 		}
 		sk_batch_set(r, i, res);
 		last = i;

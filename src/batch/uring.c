@@ -77,6 +77,9 @@ enum { LINK_NONE, LINK_SOFT, LINK_HARD };
 
 static int op_of(uint64_t nr)
 {
+	/* io_uring runs a subset of the allow-list, never more */
+	if (!sk_batch_allowed(nr))
+		return OP_NONE;
 	switch (nr) {
 	case SYS_openat: return OP_OPENAT;
 	case SYS_close: return OP_CLOSE;

@@ -5,8 +5,9 @@
  * destinations.
  *
  * Programs are made only of calls that are harmless whatever their
- * arguments (getpid, getppid, getuid, sched_yield, unknown and denied
- * numbers: a denied fork or exit_group that ran would show at once), word
+ * arguments (getpid, getppid, getuid, sched_yield, unknown numbers and
+ * calls off the allow-list: a fork or exit_group that ran would show at
+ * once), word
  * copies and random jumps and flags.  Copies read from anywhere (the arrays
  * at any offset, a scratch page, guard pages, NULL, kernel and random
  * addresses) and write into the results, the scratch page, guard pages, or
