@@ -75,6 +75,7 @@ int _sk_hold_closed(const struct _sk_hold *);
 void _sk_hold_free(struct _sk_hold *);
 #define _SK_RUN_CLOSED ...
 #define _SK_RUN_NOISY ...
+#define _SK_RUN_QUIET ...
 int _sk_run_held(struct _sk_hold *, struct spawnkit_run_opts *,
                  struct spawnkit_run_result *);
 """
@@ -83,6 +84,7 @@ CDEF = cdef_of_headers(PUBLIC_HEADERS) + CALLBACKS + HELPERS
 SOURCE = r"""
 #define _GNU_SOURCE 1
 #include <unistd.h>
+#include <sys/wait.h>
 #include <spawnkit/spawnkit.h>
 #include <spawnkit/batch.h>
 #include <spawnkit/warm.h>
@@ -153,14 +155,17 @@ static void _sk_hold_free(struct _sk_hold *h)
 
 #define _SK_RUN_CLOSED (-0x10000)	/* the template was closed: nothing ran */
 #define _SK_RUN_NOISY (-0x10001)	/* it ran: read the result field by field */
+#define _SK_RUN_QUIET 0x10000		/* + the returncode of a quiet run */
 
 /*
  * run(argv)'s default path in one call without the GIL: hold the
  * template, spawnkit_run() from it, let go (freeing it if it was closed
- * meanwhile and this was the last hold), and return the quiet status
- * (_sk_run_quiet_status), _SK_RUN_NOISY, _SK_RUN_CLOSED or spawnkit_run's
- * -errno.  Everything Python did around the run before, each step a
- * call or a lock of its own, after the child's exit with cold caches.
+ * meanwhile and this was the last hold), and return, for a quiet run
+ * (_sk_run_quiet_status), _SK_RUN_QUIET + its returncode (the exit code,
+ * or -signal, as os.waitstatus_to_exitcode() gives it); else
+ * _SK_RUN_NOISY, _SK_RUN_CLOSED or spawnkit_run's -errno.  Everything
+ * Python did around the run before, each step a call or a lock of its
+ * own, after the child's exit with cold caches.
  */
 static int _sk_run_held(struct _sk_hold *h, struct spawnkit_run_opts *o,
 			struct spawnkit_run_result *r)
@@ -175,7 +180,13 @@ static int _sk_run_held(struct _sk_hold *h, struct spawnkit_run_opts *o,
 		_sk_hold_free(h);
 	if (rc)
 		return rc;
-	return _sk_run_quiet_status(r) < 0 ? _SK_RUN_NOISY : r->status;
+	if (_sk_run_quiet_status(r) < 0)
+		return _SK_RUN_NOISY;
+	if (WIFEXITED(r->status))
+		return _SK_RUN_QUIET + WEXITSTATUS(r->status);
+	if (WIFSIGNALED(r->status))
+		return _SK_RUN_QUIET - WTERMSIG(r->status);
+	return _SK_RUN_NOISY;	/* no other status ends a run (WEXITED only) */
 }
 """
 

@@ -642,8 +642,8 @@ _ARGVS_MAX = 64
 _SPARE_MAX = 4
 _HELD_CLOSED = lib._SK_RUN_CLOSED
 _HELD_NOISY = lib._SK_RUN_NOISY
+_HELD_QUIET = lib._SK_RUN_QUIET
 _run_held = lib._sk_run_held
-_exitcode = os.waitstatus_to_exitcode
 
 
 def _argv_entry(key: Tuple[str, ...]) -> _Argv:
@@ -686,19 +686,21 @@ def _run_defaults(args: Argv) -> CompletedProcess[bytes]:
         o.argv = entry.argv_p
     tmpl = entry.tmpl
     # The run from the entry's template, held in C for it, and the common
-    # end read there too: the wait status of a run with no stop (a
-    # callback's exception comes with SPAWNKIT_RUN_STOPPED in `why`), no
-    # output (nothing allocated: run.h) and a status.  _HELD_CLOSED: not
-    # run from the entry's template (none yet, or the cache has closed it
-    # since).
-    status = _HELD_CLOSED if tmpl is None else _run_held(tmpl._hold, o, res)
-    if status < 0:
-        if status != _HELD_NOISY:
-            _run_from_cache(entry, o, res, None if status == _HELD_CLOSED else status)
-            status = lib._sk_run_quiet_status(res)
+    # end read there too: the returncode (+ _HELD_QUIET) of a run with no
+    # stop (a callback's exception comes with SPAWNKIT_RUN_STOPPED in
+    # `why`), no output (nothing allocated: run.h) and a status.
+    # _HELD_CLOSED: not run from the entry's template (none yet, or the
+    # cache has closed it since).
+    got = _HELD_CLOSED if tmpl is None else _run_held(tmpl._hold, o, res)
+    if got >= _HELD_QUIET - 128:            # -signal down to -127 at most
+        rcode = got - _HELD_QUIET
+    else:
+        if got != _HELD_NOISY:
+            _run_from_cache(entry, o, res, None if got == _HELD_CLOSED else got)
+        status = lib._sk_run_quiet_status(res)
         if status < 0:
             return _finish_defaults(args, o, res, spares)
-    rcode = _exitcode(status)
+        rcode = os.waitstatus_to_exitcode(status)
     if len(spares) < _SPARE_MAX:
         spares.append((o, res))
     # made without CompletedProcess.__init__, whose attributes it sets as

@@ -48,7 +48,8 @@ def test_same_result_as_with_an_option() -> None:
 def test_silent_result_is_the_checked_paths() -> None:
     # the default path makes a silent command's result without
     # CompletedProcess.__init__: the same attributes, in the same order
-    for argv in (["/bin/true"], ["/bin/false"]):
+    for argv in (["/bin/true"], ["/bin/false"], ["/bin/sh", "-c", "exit 255"],
+                 ["/bin/sh", "-c", "kill -9 $$"]):
         fast = spawnkit.run(argv)
         slow = spawnkit.run(argv, check=False)
         assert list(vars(fast).items()) == list(vars(slow).items())
