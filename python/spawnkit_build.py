@@ -67,12 +67,24 @@ extern "Python" int _sk_run_on_signal(void *);
 # less than several field reads from Python (each makes a cdata object).
 HELPERS = """
 int _sk_run_quiet_status(const struct spawnkit_run_result *);
+struct _sk_hold { struct spawnkit_template *ptr; ...; };
+int _sk_hold_take(struct _sk_hold *);
+int _sk_hold_drop(struct _sk_hold *);
+int _sk_hold_close(struct _sk_hold *);
+int _sk_hold_closed(const struct _sk_hold *);
+void _sk_hold_free(struct _sk_hold *);
+#define _SK_RUN_CLOSED ...
+#define _SK_RUN_NOISY ...
+#define _SK_RUN_QUIET ...
+int _sk_run_held(struct _sk_hold *, struct spawnkit_run_opts *,
+                 struct spawnkit_run_result *);
 """
 CDEF = cdef_of_headers(PUBLIC_HEADERS) + CALLBACKS + HELPERS
 
 SOURCE = r"""
 #define _GNU_SOURCE 1
 #include <unistd.h>
+#include <sys/wait.h>
 #include <spawnkit/spawnkit.h>
 #include <spawnkit/batch.h>
 #include <spawnkit/warm.h>
@@ -86,6 +98,95 @@ static int _sk_run_quiet_status(const struct spawnkit_run_result *r)
 	if (r->why || r->out[1].total || r->out[2].total || r->status == -1)
 		return -1;
 	return r->status;
+}
+
+/*
+ * A Template's C object and its lifetime (spawnkit/_template.py): in one
+ * word, the spawns in flight from it and whether it was closed, so close()
+ * from any thread frees it only once the last of them has returned, and
+ * exactly once (whoever sees the word go to "closed, nobody in flight").
+ */
+#define _SK_HOLD_CLOSED 0x80000000u
+
+struct _sk_hold {
+	struct spawnkit_template *ptr;
+	unsigned int state;		/* spawns in flight | _SK_HOLD_CLOSED */
+};
+
+/* A hold for one spawn: 0, or -1 if the template is closed. */
+static int _sk_hold_take(struct _sk_hold *h)
+{
+	unsigned int s = __atomic_load_n(&h->state, __ATOMIC_RELAXED);
+
+	do {
+		if ((s & _SK_HOLD_CLOSED) || !h->ptr)
+			return -1;
+	} while (!__atomic_compare_exchange_n(&h->state, &s, s + 1, 1,
+					      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
+	return 0;
+}
+
+/* 1: that was the last hold on a closed template: the caller frees it. */
+static int _sk_hold_drop(struct _sk_hold *h)
+{
+	return __atomic_sub_fetch(&h->state, 1, __ATOMIC_ACQ_REL) == _SK_HOLD_CLOSED;
+}
+
+/* Mark it closed; 1: nothing in flight, the caller frees it now (else the
+ * last _sk_hold_drop says so); 0 also when it was closed already. */
+static int _sk_hold_close(struct _sk_hold *h)
+{
+	return __atomic_fetch_or(&h->state, _SK_HOLD_CLOSED, __ATOMIC_ACQ_REL) == 0;
+}
+
+static int _sk_hold_closed(const struct _sk_hold *h)
+{
+	return (__atomic_load_n(&h->state, __ATOMIC_ACQUIRE) & _SK_HOLD_CLOSED) || !h->ptr;
+}
+
+static void _sk_hold_free(struct _sk_hold *h)
+{
+	struct spawnkit_template *t = h->ptr;
+
+	h->ptr = NULL;
+	__atomic_or_fetch(&h->state, _SK_HOLD_CLOSED, __ATOMIC_RELEASE);
+	spawnkit_template_destroy(t);
+}
+
+#define _SK_RUN_CLOSED (-0x10000)	/* the template was closed: nothing ran */
+#define _SK_RUN_NOISY (-0x10001)	/* it ran: read the result field by field */
+#define _SK_RUN_QUIET 0x10000		/* + the returncode of a quiet run */
+
+/*
+ * run(argv)'s default path in one call without the GIL: hold the
+ * template, spawnkit_run() from it, let go (freeing it if it was closed
+ * meanwhile and this was the last hold), and return, for a quiet run
+ * (_sk_run_quiet_status), _SK_RUN_QUIET + its returncode (the exit code,
+ * or -signal, as os.waitstatus_to_exitcode() gives it); else
+ * _SK_RUN_NOISY, _SK_RUN_CLOSED or spawnkit_run's -errno.  Everything
+ * Python did around the run before, each step a call or a lock of its
+ * own, after the child's exit with cold caches.
+ */
+static int _sk_run_held(struct _sk_hold *h, struct spawnkit_run_opts *o,
+			struct spawnkit_run_result *r)
+{
+	int rc;
+
+	if (_sk_hold_take(h))
+		return _SK_RUN_CLOSED;
+	o->tmpl = h->ptr;
+	rc = spawnkit_run(o, r);
+	if (_sk_hold_drop(h))
+		_sk_hold_free(h);
+	if (rc)
+		return rc;
+	if (_sk_run_quiet_status(r) < 0)
+		return _SK_RUN_NOISY;
+	if (WIFEXITED(r->status))
+		return _SK_RUN_QUIET + WEXITSTATUS(r->status);
+	if (WIFSIGNALED(r->status))
+		return _SK_RUN_QUIET - WTERMSIG(r->status);
+	return _SK_RUN_NOISY;	/* no other status ends a run (WEXITED only) */
 }
 """
 

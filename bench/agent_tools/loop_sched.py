@@ -8,6 +8,8 @@ thread (the harness's main thread) was runnable but not running, and what
 ran on each CPU meanwhile:
 
   tools         the harness's children and their descendants (the tools)
+  children before exec   the same, from their start to their exec (the
+                spawn's child side: its actions at the parent's weight)
   node threads  the harness's other threads (V8's GC and compiler helpers,
                 libuv's pool)
   other         everything else on the machine (other jobs, kernel threads)
@@ -17,7 +19,13 @@ and the loop thread's own on-CPU time.  Also counted: how often the loop
 thread lost the CPU to a child it had just started (a preemption by the
 new task at clone time), and the run-queue wait that followed.
 
-  loop_sched.py --mode register --resident 2048 --calls 160 [--trivial]
+  loop_sched.py --mode register --resident 2048 --calls 160 [--trivial] [--sites]
+
+--sites also records call chains and says where the loop thread was when
+it lost the CPU while runnable (the system call or interrupt, and the
+user-space function that made it), with how long it then waited: a switch
+inside a system call is where the kernel honoured a pending reschedule
+(a cond_resched in munmap, say), not necessarily what asked for it.
 
 Needs perf with sched tracepoints (root or perf_event_paranoid <= -1).
 Exit status: 0 done, 1 the trial failed, 2 perf unavailable.
@@ -59,6 +67,8 @@ def parse_args(argv):
     p.add_argument("--node", default=shutil.which("node") or "node")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--json", default=None, help="write the attribution here too")
+    p.add_argument("--sites", action="store_true",
+                   help="with call chains: where the loop thread was switched out while runnable")
     return p.parse_args(argv)
 
 
@@ -68,6 +78,59 @@ def events(perf_data: Path):
         m = EV.match(line)
         if m:
             yield float(m["ts"]), int(m["cpu"]), int(m["tid"]), m["ev"], dict(KV.findall(m["rest"]))
+
+
+SWITCH = re.compile(r"^\s*.+?\s+\d+\s+\[\d+\]\s+(?P<ts>[\d.]+):\s+sched:sched_switch:.*prev_pid=(?P<prev>\d+) "
+                    r".*prev_state=(?P<state>\S+) ==> next_comm=(?P<next>.+?) next_pid=(?P<np>\d+)")
+
+
+def site_of(frames: list[str]) -> str:
+    """A switch-out's call chain (innermost first, "SYMBOL (DSO)") as
+    'how: where': inside which system call, on the way back from one, or
+    at an interrupt; and the first user-space function named above it."""
+    sys_ = next((f.split()[0][len("__x64_sys_"):] for f in frames if f.startswith("__x64_sys_")), None)
+    irq = any(f.startswith(("asm_sysvec", "irqentry", "asm_common_interrupt")) for f in frames)
+    user = next((f.split(" (")[0] for f in frames if "kernel" not in f and not f.startswith("[unknown]")), "?")
+    if sys_:
+        how = f"in {sys_}()"
+    elif irq:
+        how = "interrupt"
+    else:
+        how = "syscall return" if any(f.startswith("do_syscall_64") for f in frames) else "kernel"
+    return f"{how}: {user}"
+
+
+def switch_sites(perf_data: Path, main: int, window: tuple[float, float]) -> dict:
+    """Every time the loop thread was switched out while runnable inside
+    the window: where (site_of), and how long until it ran again."""
+    out = subprocess.run(["perf", "script", "-i", str(perf_data), "-F", "comm,tid,cpu,time,event,trace,ip,sym,dso"],
+                         capture_output=True, text=True).stdout
+    pending = None
+    agg: dict[str, list] = collections.defaultdict(lambda: [0, 0.0, 0])
+    longest = []
+    for blk in out.split("\n\n"):
+        lines = blk.strip("\n").split("\n")
+        m = SWITCH.match(lines[0]) if lines and lines[0] else None
+        if not m:
+            continue
+        ts = float(m["ts"])
+        if int(m["np"]) == main and pending:
+            wait = ts - pending[0]
+            a = agg[pending[1]]
+            a[0] += 1
+            a[1] += wait
+            a[2] += wait > 0.003
+            longest.append((wait, pending[1], pending[2]))
+            pending = None
+        if int(m["prev"]) == main and window[0] <= ts <= window[1]:
+            frames = [ln.strip().split(" ", 1)[1] if " " in ln.strip() else ln.strip() for ln in lines[1:]]
+            pending = (ts, site_of(frames), m["next"]) if m["state"].startswith("R") else None
+    longest.sort(reverse=True)
+    return {"switches": sum(a[0] for a in agg.values()),
+            "wait_ms": round(sum(a[1] for a in agg.values()) * 1e3, 1),
+            "by_site": [{"site": k, "n": a[0], "wait_ms": round(a[1] * 1e3, 1), "over_3ms": a[2]}
+                        for k, a in sorted(agg.items(), key=lambda kv: -kv[1][1])],
+            "longest": [{"wait_ms": round(w * 1e3, 2), "site": site, "next": nxt} for w, site, nxt in longest[:10]]}
 
 
 def overlap(a: float, b: float, spans: list[tuple[float, float]]) -> float:
@@ -81,6 +144,7 @@ def attribute(evs, main: int, threads: set[int], window: tuple[float, float],
     inside the slow ticks (the loop delays that make the p99)."""
     tools: set[int] = set()
     born: dict[int, float] = {}
+    execd: set[int] = set()     # tools past their exec (the rest are still being started)
     running: dict[int, tuple[int, float]] = {}      # cpu -> (tid, since)
     occ: list[tuple[int, float, float, int]] = []  # (cpu, from, to, tid)
     waits: list[tuple[float, float, bool]] = []    # (from, to, began with a clone-time preemption)
@@ -99,6 +163,8 @@ def attribute(evs, main: int, threads: set[int], window: tuple[float, float],
             if (parent == main or parent in tools) and child not in threads:
                 tools.add(child)
                 born[child] = ts
+        elif ev == "sched_process_exec":
+            execd.add(int(kv.get("pid", tid)))
         elif ev == "sched_waking" and int(kv["pid"]) == main and runnable_since is None:
             runnable_since, by_child = ts, False
         elif ev == "sched_switch":
@@ -106,6 +172,9 @@ def attribute(evs, main: int, threads: set[int], window: tuple[float, float],
             if cpu in running:
                 t, since = running[cpu]
                 occ.append((cpu, since, ts, t))
+            if cpu in running and running[cpu][0] in tools and running[cpu][0] not in execd:
+                _, since, _, t = occ.pop()
+                occ.append((cpu, since, ts, -t))    # a child not yet exec'd: negative tid
             running[cpu] = (nxt, ts)
             if prev == main:
                 if kv["prev_state"].startswith("R"):
@@ -124,6 +193,8 @@ def attribute(evs, main: int, threads: set[int], window: tuple[float, float],
             return "idle"
         if tid == main:
             return "loop"
+        if tid < 0:
+            return "children before exec"
         if tid in threads:
             return "node threads"
         return "tools" if tid in tools else "other"
@@ -195,7 +266,9 @@ def main(argv) -> int:
                "--in-flight", str(a.in_flight), "--trace"] + (["--trivial"] if a.trivial else [])
         data = root / "perf.data"
         # the worker prints its JSON (with its thread ids) on stdout
-        r = subprocess.run(["perf", "sched", "record", "-k", "CLOCK_MONOTONIC", "-a", "-o", str(data), "--", *cmd],
+        rec = ["perf", "sched", "record", "-k", "CLOCK_MONOTONIC", "-e", "sched:sched_process_exec", "-a"]
+        rec += ["-g"] * a.sites
+        r = subprocess.run([*rec, "-o", str(data), "--", *cmd],
                            capture_output=True, text=True)
         if r.returncode != 0:
             print(f"loop_sched: trial failed: {r.stderr.strip()[-2000:]}", file=sys.stderr)
@@ -204,6 +277,8 @@ def main(argv) -> int:
         tr = t["trace"]
         res = attribute(events(data), tr["main_tid"], set(tr["threads"]) - {tr["main_tid"]},
                         tuple(tr["window_s"]), [tuple(x) for x in tr["slow_ticks_s"]])
+        if a.sites:
+            res["switch_sites"] = switch_sites(data, tr["main_tid"], tuple(tr["window_s"]))
     finally:
         shutil.rmtree(root, ignore_errors=True)
     res.update(mode=a.mode, resident=a.resident, calls=a.calls, trivial=a.trivial,

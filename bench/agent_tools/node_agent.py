@@ -156,9 +156,12 @@ def trace_table(trials: list[dict], sizes: list[int], ms: list[str]) -> list[str
     slowest 1 % of the loop's 1 ms ticks, i.e. what its p99 is made of,
     as ms per tick: the loop thread on a CPU, runnable but waiting for one,
     and the rest (asleep or blocked), with GC pauses inside; then the
-    share of the whole run the loop spent waiting for a CPU."""
+    share of the whole run the loop spent waiting for a CPU; and in those
+    ticks, the starts (execFile's synchronous part) per tick with their
+    time, and the completion callbacks per tick."""
     out = [f"{'resident':>9} {'mode':<13} | slowest 1 % of ticks, ms each: {'delay':>7} {'loop CPU':>8}"
-           f" {'run queue':>9} {'blocked':>7} {'GC':>5} | whole run: {'run queue':>9} {'loop CPU':>8}"]
+           f" {'run queue':>9} {'blocked':>7} {'GC':>5} | starts {'n':>4} {'ms':>5} | done {'n':>4}"
+           f" | whole run: {'run queue':>9} {'loop CPU':>8}"]
     for size in sizes:
         for mode in ms:
             tr = [t["trace"] for t in trials if t["resident"] == size and t["mode"] == mode and t.get("trace")]
@@ -173,6 +176,8 @@ def trace_table(trials: list[dict], sizes: list[int], ms: list[str]) -> list[str
             out.append(f"{size:>6} MiB {mode:<13} | {'':31} {med(lambda x: top(x, 'wall_ms')):7.1f}"
                        f" {med(lambda x: top(x, 'cpu_ms')):8.1f} {med(lambda x: top(x, 'runq_ms')):9.1f}"
                        f" {med(lambda x: top(x, 'other_ms')):7.1f} {med(lambda x: top(x, 'gc_ms')):5.1f}"
+                       f" | {'':6} {med(lambda x: top(x, 'starts_n')):4.1f} {med(lambda x: top(x, 'starts_ms')):5.1f}"
+                       f" | {'':4} {med(lambda x: top(x, 'dones_n')):4.1f}"
                        f" | {'':11} {med(lambda x: share(x, 'runq_ms')):8.0f}% {med(lambda x: share(x, 'cpu_ms')):7.0f}%")
     return out
 

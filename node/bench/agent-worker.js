@@ -80,11 +80,20 @@ function one(c) {
     const argv = [...wrap, ...c.argv];
     const start = () => cp.execFile(argv[0], argv.slice(1), { cwd: c.cwd, encoding: 'buffer', maxBuffer: 64 << 20 },
       (err, stdout, stderr) => {
-        latency.push(performance.now() - t0);
-        if (err && typeof err.code !== 'number') return reject(new Error(`${c.argv.join(' ')}: ${err.message}`));
-        const bad = check(c, err ? err.code : 0, stdout, stderr);
-        return bad ? reject(new Error(`${c.argv.join(' ')} (cwd ${c.cwd}): ${bad}`)) : resolve();
+        const tc = performance.now();
+        latency.push(tc - t0);
+        try {
+          return finish(err, stdout, stderr);
+        } finally {
+          tracer?.done(tc);
+        }
       });
+    // the result checked (--trace times this: the harness's own work per completion)
+    const finish = (err, stdout, stderr) => {
+      if (err && typeof err.code !== 'number') return reject(new Error(`${c.argv.join(' ')}: ${err.message}`));
+      const bad = check(c, err ? err.code : 0, stdout, stderr);
+      return bad ? reject(new Error(`${c.argv.join(' ')} (cwd ${c.cwd}): ${bad}`)) : resolve();
+    };
     const child = tracer ? tracer.hold(start) : start();
     startHold.push(performance.now() - t0);
     if (childNice !== null && child.pid) {

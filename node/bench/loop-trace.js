@@ -39,13 +39,14 @@ function quantile(sorted, p) {
 // Sums of a list of {wall, cpu, runq} over the entries with wall >= min.
 function split(list, min) {
   const sel = list.filter((e) => e.wall >= min);
-  const sum = (k) => sel.reduce((a, e) => a + e[k], 0);
+  const sum = (k) => sel.reduce((a, e) => a + (e[k] ?? 0), 0);
   const wall = sum('wall');
   const cpu = sum('cpu');
   const runq = sum('runq');
   const r = (x) => Math.round(x * 100) / 100;
   return { n: sel.length, min_ms: r(min), wall_ms: r(wall), cpu_ms: r(cpu), runq_ms: r(runq),
-    other_ms: r(wall - cpu - runq), gc_ms: r(sel.reduce((a, e) => a + (e.gc ?? 0), 0)) };
+    other_ms: r(wall - cpu - runq), gc_ms: r(sel.reduce((a, e) => a + (e.gc ?? 0), 0)),
+    starts_n: sum('starts_n'), starts_ms: r(sum('starts_ms')), dones_n: sum('dones_n'), dones_ms: r(sum('dones_ms')) };
 }
 
 class LoopTrace {
@@ -54,6 +55,7 @@ class LoopTrace {
     this.ticks = []; // {t, wall, cpu, runq}: the gap ending at t
     this.holds = []; // {t, wall, cpu, runq}: one start each
     this.gcs = []; // {t, dur, kind}
+    this.dones = []; // {t, wall}: one completion callback each (t: its end)
     this.timer = null;
     this.obs = new PerformanceObserver((list) => {
       for (const e of list.getEntries()) this.gcs.push({ t: e.startTime, dur: e.duration, kind: e.detail?.kind ?? e.kind });
@@ -95,6 +97,33 @@ class LoopTrace {
     return r;
   }
 
+  // A completion callback that ran from t0 to now.
+  done(t0) {
+    const t1 = performance.now();
+    this.dones.push({ t: t1, wall: t1 - t0 });
+  }
+
+  // Starts and completion callbacks ending inside each tick's gap: how many, how long.
+  attributeEvents() {
+    const inside = (list, key) => {
+      let j = 0;
+      for (const k of this.ticks) {
+        const lo = k.t - k.wall;
+        while (j < list.length && list[j].t < lo) j++;
+        let n = 0;
+        let ms = 0;
+        for (let i = j; i < list.length && list[i].t <= k.t; i++) {
+          n++;
+          ms += list[i].wall;
+        }
+        k[`${key}_n`] = n;
+        k[`${key}_ms`] = ms;
+      }
+    };
+    inside(this.holds, 'starts');
+    inside(this.dones, 'dones');
+  }
+
   // GC pause time inside each tick's gap.
   attributeGc() {
     const gcs = [...this.gcs].sort((a, b) => a.t - b.t);
@@ -112,6 +141,7 @@ class LoopTrace {
 
   summary() {
     this.attributeGc();
+    this.attributeEvents();
     const gaps = this.ticks.map((k) => k.wall).sort((a, b) => a - b);
     const walls = this.holds.map((h) => h.wall).sort((a, b) => a - b);
     const gcDur = this.gcs.map((g) => g.dur).sort((a, b) => a - b);
@@ -136,6 +166,9 @@ class LoopTrace {
       // starts: every one, and the slowest 10 %
       hold_all: split(this.holds, 0),
       hold_top10: split(this.holds, quantile(walls, 90)),
+      slow: this.ticks.filter((k) => k.wall >= p99).map((k) => Object.fromEntries(
+        Object.entries(k).map(([a, b]) => [a, Math.round(b * 100) / 100]))),
+      done_all: split(this.dones, 0),
       gc: { n: this.gcs.length, total_ms: gcDur.reduce((a, x) => a + x, 0), max_ms: gcDur[gcDur.length - 1] ?? 0,
         p99_ms: quantile(gcDur, 99), kinds },
     };

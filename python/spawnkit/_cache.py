@@ -185,12 +185,9 @@ class TemplateCache:
         return isinstance(path, (str, bytes, os.PathLike)) and os.fsencode(path) in self._map
 
     def _after_fork(self) -> None:
-        # A lock held by another thread at fork() would stay held forever:
-        # the cache's, and a cached template's (run(argv) takes it without
-        # the cache's, for each spawn).
+        # A lock held by another thread at fork() would stay held forever.
+        # (A template has no lock: its holds are atomics, _template.py.)
         self._lock = threading.Lock()
-        for t in self._map.values():
-            t._after_fork()
 
 
 #: The process-wide cache behind spawnkit.spawn() and spawnkit.run().

@@ -613,7 +613,7 @@ class _Argv:
     bytes, and for an absolute program the template it last ran from (None
     until then, or after it failed: then the cache is asked)."""
 
-    __slots__ = ("argv_p", "strings", "program", "tmpl")
+    __slots__ = ("argv_p", "strings", "program", "tmpl", "spares")
 
     def __init__(self, argv_b: List[bytes]) -> None:
         self.strings: List[Any] = [ffi.new("char[]", a) for a in argv_b]
@@ -621,6 +621,8 @@ class _Argv:
         self.argv_p = ffi.new("char *[]", self.strings)
         self.program = argv_b[0]
         self.tmpl: Optional[Any] = None
+        # opts and result structs of finished runs of this argv (o.argv set)
+        self.spares: List[Tuple[Any, Any]] = []
 
 
 # An agent runs the same few commands again and again.  Entries are shared
@@ -628,15 +630,20 @@ class _Argv:
 _ARGVS: Dict[Tuple[str, ...], _Argv] = {}
 _ARGVS_MAX = 64
 
-# The opts and result structs of finished default runs, for the next ones:
-# two allocations (and the copy of _BASE) fewer a call, which after each
-# exec, with cold caches, cost ~7 us of the parent's CPU.  A call takes a
-# pair off (list.pop is atomic under the GIL), so concurrent and nested
-# runs (a signal handler's) never share one; it sets argv and tmpl, the
-# only fields a default run changes, and gives the pair back once its
-# result is read and freed (one that raised is left to the collector).
-_SPARE: List[Tuple[Any, Any]] = []
-_SPARE_MAX = 8
+# The opts and result structs of finished default runs of an argv, kept
+# in its entry for the next ones: two allocations (and the copy of _BASE)
+# fewer a call, which after each exec, with cold caches, cost ~7 us of the
+# parent's CPU, and o.argv already set.  A call takes a pair off
+# (list.pop is atomic under the GIL), so concurrent and nested runs (a
+# signal handler's) never share one; the library sets tmpl, the only
+# other field a default run changes (_sk_run_held), and the pair goes
+# back once its result is read and freed (one that raised is left to the
+# collector).
+_SPARE_MAX = 4
+_HELD_CLOSED = lib._SK_RUN_CLOSED
+_HELD_NOISY = lib._SK_RUN_NOISY
+_HELD_QUIET = lib._SK_RUN_QUIET
+_run_held = lib._sk_run_held
 
 
 def _argv_entry(key: Tuple[str, ...]) -> _Argv:
@@ -671,35 +678,48 @@ def _run_defaults(args: Argv) -> CompletedProcess[bytes]:
         if not key or any(type(a) is not str for a in key):
             return _run_options(args)
         entry = _argv_entry(key)
+    spares = entry.spares
     try:
-        o, res = _SPARE.pop()               # a pair a finished call gave back
+        o, res = spares.pop()               # a pair a finished call gave back
     except IndexError:
         o, res = ffi.new(_OPTS_P, _BASE[0]), ffi.new(_RESULT_P)
-    o.argv = entry.argv_p
+        o.argv = entry.argv_p
     tmpl = entry.tmpl
-    # None: not run from the entry's template (none yet, or the cache has
-    # closed it since)
-    rc = None if tmpl is None else tmpl._run(o, res)
-    if rc != 0:
-        _run_from_cache(entry, o, res, rc)
-    # The common end, no stop (a callback's exception comes with
-    # SPAWNKIT_RUN_STOPPED in `why`), no output (nothing allocated: run.h),
-    # a status: the result is made without CompletedProcess.__init__,
-    # whose attributes it sets as that would (test_run_fast checks).
-    status = lib._sk_run_quiet_status(res)
-    if status < 0:
-        return _finish_defaults(args, o, res)
-    rcode = os.waitstatus_to_exitcode(status)
-    if len(_SPARE) < _SPARE_MAX:
-        _SPARE.append((o, res))
+    # The run from the entry's template, held in C for it, and the common
+    # end read there too: the returncode (+ _HELD_QUIET) of a run with no
+    # stop (a callback's exception comes with SPAWNKIT_RUN_STOPPED in
+    # `why`), no output (nothing allocated: run.h) and a status.
+    # _HELD_CLOSED: not run from the entry's template (none yet, or the
+    # cache has closed it since).
+    got = _HELD_CLOSED if tmpl is None else _run_held(tmpl._hold, o, res)
+    if got >= _HELD_QUIET - 128:            # -signal down to -127 at most
+        rcode = got - _HELD_QUIET
+    else:
+        if got != _HELD_NOISY:
+            _run_from_cache(entry, o, res, None if got == _HELD_CLOSED else got)
+        status = lib._sk_run_quiet_status(res)
+        if status < 0:
+            return _finish_defaults(args, o, res, spares)
+        rcode = os.waitstatus_to_exitcode(status)
+    if len(spares) < _SPARE_MAX:
+        spares.append((o, res))
+    # made without CompletedProcess.__init__, whose attributes it sets as
+    # that would (test_run_fast checks)
     r = _new_result(CompletedProcess)
-    r.__dict__ = {"args": args, "returncode": rcode, "stdout": b"", "stderr": b"",
-                  "stdout_dropped": 0, "stderr_dropped": 0, "stdout_head": b"",
-                  "stdout_tail": b"", "stderr_head": b"", "stderr_tail": b""}
+    d = _QUIET.copy()                       # a copy is faster than a literal
+    d["args"] = args
+    d["returncode"] = rcode
+    r.__dict__ = d
     return r
 
 
 _new_result = object.__new__
+# A silent run's attributes, in __init__'s order; args and returncode set
+# per call.
+_QUIET: Dict[str, Any] = {
+    "args": None, "returncode": 0, "stdout": b"", "stderr": b"",
+    "stdout_dropped": 0, "stderr_dropped": 0, "stdout_head": b"",
+    "stdout_tail": b"", "stderr_head": b"", "stderr_tail": b""}
 
 
 def _run_from_cache(entry: _Argv, o: Any, res: Any, rc: Optional[int]) -> None:
@@ -726,7 +746,8 @@ def _run_from_cache(entry: _Argv, o: Any, res: Any, rc: Optional[int]) -> None:
         raise
 
 
-def _finish_defaults(args: Any, o: Any, res: Any) -> CompletedProcess[bytes]:
+def _finish_defaults(args: Any, o: Any, res: Any,
+                     spares: List[Tuple[Any, Any]]) -> CompletedProcess[bytes]:
     """The result of a default run that was stopped, printed something or
     lost its status."""
     exc = _pending.exc
@@ -751,8 +772,8 @@ def _finish_defaults(args: Any, o: Any, res: Any) -> CompletedProcess[bytes]:
             lib.spawnkit_run_result_free(res)
     if status == -1:
         raise lost_status_error(res.pid)
-    if len(_SPARE) < _SPARE_MAX:
-        _SPARE.append((o, res))
+    if len(spares) < _SPARE_MAX:
+        spares.append((o, res))
     return CompletedProcess(args, os.waitstatus_to_exitcode(status), out1[0], out2[0],
                             out1[3], out2[3], stdout_head=out1[1], stdout_tail=out1[2],
                             stderr_head=out2[1], stderr_tail=out2[2])

@@ -4,13 +4,15 @@ A Template owns a `struct spawnkit_template *`.  Spawns from many threads may
 use one template at once (the C library allows it, and cffi drops the GIL for
 the call), so close() only marks the template closed and the C object is
 destroyed when the last in-flight spawn has returned: closing can never free
-memory another thread is using.
+memory another thread is using.  The pointer, the count of spawns in flight
+and the closed mark live in C (struct _sk_hold, spawnkit_build.py), counted
+with atomics, so run(argv)'s fast path takes its hold, runs and lets go in
+one call without the GIL (_sk_run_held).
 """
 from __future__ import annotations
 
 import errno
 import os
-import threading
 from typing import TYPE_CHECKING, Any, Optional, Union
 
 from ._errors import error_from_errno
@@ -91,14 +93,11 @@ class Template:
     program could use it.
     """
 
-    __slots__ = ("_ptr", "_lock", "_users", "_closing", "path", "__weakref__")
+    __slots__ = ("_hold", "path", "__weakref__")
 
     def __init__(self, program: Optional[StrOrBytesPath] = None, *,
                  fd: Optional[int] = None) -> None:
-        self._ptr = None
-        self._lock = threading.Lock()
-        self._users = 0
-        self._closing = False
+        self._hold: Any = ffi.new("struct _sk_hold *")
         flags = 0
         tp = ffi.new("struct spawnkit_template **")
         if (program is None) == (fd is None):
@@ -116,8 +115,8 @@ class Template:
             rc = lib.spawnkit_template_create(filename, flags, tp)
         if rc < 0:
             raise error_from_errno(-rc, os.fsdecode(filename) if filename else None)
-        self._ptr = tp[0]
-        cpath = lib.spawnkit_template_path(self._ptr)
+        self._hold.ptr = tp[0]
+        cpath = lib.spawnkit_template_path(tp[0])
         #: Absolute path the template was made from (None if made from an fd).
         self.path: Optional[str] = os.fsdecode(ffi.string(cpath)) if cpath != ffi.NULL else None
 
@@ -145,7 +144,14 @@ class Template:
 
     @property
     def closed(self) -> bool:
-        return self._closing or self._ptr is None
+        return bool(lib._sk_hold_closed(self._hold))
+
+    @property
+    def _ptr(self) -> Any:
+        """The C template, None once freed (a closed one stays until the
+        spawns in flight from it have returned)."""
+        ptr = self._hold.ptr
+        return None if ptr == ffi.NULL else ptr
 
     def spawn(self, args: "Argv", **kwargs: Any) -> "Process":
         """Start a child from this template; see spawnkit.spawn() for options.
@@ -158,66 +164,23 @@ class Template:
 
     # ---- lifetime: in-flight spawns keep the C object alive -------------
 
-    # Once or twice per spawn: the lock taken by hand, which costs a third
-    # of a `with` statement here.
     def _acquire(self) -> Any:
-        lock = self._lock
-        lock.acquire()
-        try:
-            if self._closing or self._ptr is None:
-                raise ValueError("spawn template is closed")
-            self._users += 1
-            return self._ptr
-        finally:
-            lock.release()
+        hold = self._hold
+        if lib._sk_hold_take(hold):
+            raise ValueError("spawn template is closed")
+        return hold.ptr
 
     def _release(self) -> None:
-        lock = self._lock
-        lock.acquire()
-        try:
-            self._users -= 1
-            if self._users == 0 and self._closing:
-                self._destroy()
-        finally:
-            lock.release()
-
-    def _run(self, o: Any, res: Any) -> Optional[int]:
-        """lib.spawnkit_run(o, res) from this template, held for the call
-        (for run()'s default path: _acquire() without its exception).
-        None if the template is closed."""
-        lock = self._lock
-        lock.acquire()
-        try:
-            if self._closing or self._ptr is None:
-                return None
-            self._users += 1
-            o.tmpl = self._ptr
-        finally:
-            lock.release()
-        try:
-            rc: int = lib.spawnkit_run(o, res)
-            return rc
-        finally:
-            self._release()
-
-    def _after_fork(self) -> None:
-        """In a forked child: a new lock (one another thread held at the
-        fork is held for good there)."""
-        self._lock = threading.Lock()
+        if lib._sk_hold_drop(self._hold):
+            self._destroy()
 
     def _destroy(self) -> None:
-        ptr, self._ptr = self._ptr, None
-        if ptr is not None:
-            lib.spawnkit_template_destroy(ptr)
+        lib._sk_hold_free(self._hold)
 
     def close(self) -> None:
         """Release the template (deferred until in-flight spawns return)."""
-        with self._lock:
-            if self._closing:
-                return
-            self._closing = True
-            if self._users == 0:
-                self._destroy()
+        if lib._sk_hold_close(self._hold):
+            self._destroy()
 
     def __enter__(self) -> "Template":
         return self
@@ -226,7 +189,8 @@ class Template:
         self.close()
 
     def __del__(self) -> None:
-        if getattr(self, "_ptr", None) is not None:
+        hold = getattr(self, "_hold", None)
+        if hold is not None and hold.ptr != ffi.NULL:
             self._destroy()
 
     def __repr__(self) -> str:

@@ -14,6 +14,7 @@
 #include <spawnkit/warm.h>
 
 #include "common/sys.h"
+#include "run/devnull.h"
 #include "run/late_pidfd.h"
 #include "run/pump.h"
 #include "run/pty.h"
@@ -219,8 +220,14 @@ static int lay_out(const struct spawnkit_run_opts *o, struct layout *l)
 			spawnkit_action_dup2(&l->act[l->n++], p[i ? 1 : 0], i, 0);
 			break;
 		case SPAWNKIT_RUN_DEVNULL:
-			spawnkit_action_open(&l->act[l->n++], &l->devnull[i], AT_FDCWD,
-					     "/dev/null", i ? O_WRONLY : O_RDONLY, 0, i);
+			/* a copy of the one we keep (devnull.c), else the
+			 * child opens it */
+			ret = sk_devnull_fd(i);
+			if (ret >= 0)
+				spawnkit_action_dup2(&l->act[l->n++], ret, i, 0);
+			else
+				spawnkit_action_open(&l->act[l->n++], &l->devnull[i], AT_FDCWD,
+						     "/dev/null", i ? O_WRONLY : O_RDONLY, 0, i);
 			break;
 		case SPAWNKIT_RUN_FD:
 			l->child_end[i] = dup_high(o->std_fd[i]);

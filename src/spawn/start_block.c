@@ -7,14 +7,15 @@
  * change once the start has returned, and its stack must be nobody's
  * frame.  So everything goes into one private mapping: a guard page, the
  * stack, the context, the actions and copies of every string they name.
- * It is unmapped only when the child has exec'd or exited (start.c).
+ * It is given up only when the child has exec'd or exited (start.c), and
+ * then kept for another start (block_cache.c).
  */
 #include <limits.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "common/sys.h"
 #include "common/ucopy.h"
+#include "spawn/block_cache.h"
 #include "spawn/start.h"
 
 #define SK_START_STACK	(32 * 1024)
@@ -85,13 +86,9 @@ int sk_start_block_make(struct sk_start_block *blk, char *const *argv, char *con
 			return (int)n;
 		data += (size_t)n + 1 + 16;
 	}
-	len = (SK_PAGE + SK_START_STACK + data + SK_PAGE - 1) & ~(size_t)(SK_PAGE - 1);
-	m = (void *)sk_syscall6(SYS_mmap, 0, len, PROT_READ | PROT_WRITE,
-				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	m = sk_block_get(SK_PAGE + SK_START_STACK + data, &len);
 	if ((unsigned long)m >= -4095UL)
 		return (int)(long)m;
-	/* below the stack: a fault, not someone else's memory */
-	sk_syscall3(SYS_mprotect, m, SK_PAGE, PROT_NONE);
 	blk->base = m;
 	blk->len = len;
 	blk->stack = blk->base + SK_PAGE;
@@ -100,6 +97,7 @@ int sk_start_block_make(struct sk_start_block *blk, char *const *argv, char *con
 	blk->end = blk->base + len;
 
 	blk->ctx = take(blk, sizeof(*blk->ctx));
+	memset(blk->ctx, 0, sizeof(*blk->ctx));	/* a kept block holds the last one */
 	acts = take(blk, nr_actions * sizeof(*acts));
 	memcpy(acts, actions, nr_actions * sizeof(*acts));
 	for (unsigned int i = 0; i < nr_actions; i++) {
@@ -133,6 +131,6 @@ int sk_start_block_make(struct sk_start_block *blk, char *const *argv, char *con
 void sk_start_block_free(struct sk_start_block *blk)
 {
 	if (blk->base)
-		sk_syscall2(SYS_munmap, blk->base, blk->len);
+		sk_block_put(blk->base, blk->len);
 	blk->base = NULL;
 }
