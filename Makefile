@@ -17,7 +17,7 @@
 #   make install    PREFIX=/usr/local DESTDIR=
 #
 # Layout: include/spawnkit (public headers, UAPI mirrors), src/common (raw
-# syscalls, kernel advertisement), src/spawn (templates: API, user and kernel
+# syscalls, the probe for the kernel calls), src/spawn (templates: API, user and kernel
 # backends), src/batch (batches), tools (mdu, total, pathsearch), tests/<area>
 # (one t_*.c per feature), tests/fuzz (libFuzzer targets), bench/, kernel/,
 # python/, node/.  Nothing in src/ calls into tools/, tests/ or bindings.

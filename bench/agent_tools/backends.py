@@ -67,7 +67,8 @@ assert (rc, out, err) == (0, b"probe\\n", b""), (rc, out, err)
 
 def kernel_has_templates() -> bool:
     """Whether this kernel has spawn templates: the library's own probe (it
-    calls them, EINVAL vs ENOSYS), in a child interpreter as below."""
+    calls them with arguments only this ABI refuses as it expects; ENOSYS
+    or anything else: absent), in a child interpreter as below."""
     r = subprocess.run([sys.executable, "-c",
                         "import spawnkit, sys; sys.exit(0 if spawnkit.kernel_has_spawn_template() else 1)"],
                        capture_output=True, stdin=subprocess.DEVNULL)

@@ -478,7 +478,7 @@ static void print_machine(FILE *f, int json, int argc, char **argv)
 	printf("bench_spawn: kernel %s, %ld cpus (%s), glibc %s, load average %s\n",
 	       u.release, sysconf(_SC_NPROCESSORS_ONLN), model, gnu_get_libc_version(), load);
 	printf("spawn-template kernel calls: %s\n", spawnkit_kernel_has_spawn_template()
-	       ? "advertised (kernel backend measured)" : "not advertised (user backend only)");
+	       ? "present (kernel backend measured)" : "absent (user backend only)");
 	printf("each start = spawn + wait; exit status %d checked on every start\n", EXIT_MAGIC);
 	printf("methods (fds>2: \"closed\" = the child closes every fd above 2 before exec, "
 	       "\"kept\" = inherited):\n");

@@ -39,7 +39,8 @@ def backend() -> str:
 
 
 def kernel_has_spawn_template() -> bool:
-    """True if the running kernel advertises the spawn-template system calls."""
+    """True if the running kernel has the spawn-template system calls: the
+    library's probe of them (once per process) answered as this ABI does."""
     return bool(lib.spawnkit_kernel_has_spawn_template() == 1)
 
 

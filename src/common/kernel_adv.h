@@ -3,8 +3,9 @@
  * kernel_adv.h - which of the series' system calls the running kernel has.
  *
  * Probed once per process, the way user space finds any new system call:
- * the call with arguments it refuses at once (EINVAL) or ENOSYS.  A number
- * is issued for real only once its probe said EINVAL.
+ * the call with arguments it refuses at once, with the errno only this ABI
+ * gives (see kernel_adv.c), or ENOSYS.  A number is issued for real only
+ * once its probe answered as this ABI does.
  */
 #ifndef SPAWNKIT_KERNEL_ADV_H
 #define SPAWNKIT_KERNEL_ADV_H

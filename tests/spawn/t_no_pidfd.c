@@ -4,7 +4,8 @@
  * fail (ENOSYS as before Linux 5.3, or EPERM as a sandbox policy), the user
  * backend cannot hand out a pidfd with each pid, so spawnkit_backend() says
  * -ENOSYS (the bindings then use their portable fallback) unless the kernel
- * backend is advertised.  SPAWNKIT_BACKEND=fallback says -ENOSYS on purpose.
+ * backend is there (spawnkit_kernel_has_spawn_template(), the library's
+ * probe of the calls).  SPAWNKIT_BACKEND=fallback says -ENOSYS on purpose.
  * A filter that refuses only clone3 with EPERM costs nothing: the user
  * backend starts the child with clone(CLONE_PIDFD) instead.
  */
