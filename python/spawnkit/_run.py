@@ -694,9 +694,10 @@ def _run_defaults(args: Argv) -> CompletedProcess[bytes]:
     got = _HELD_CLOSED if tmpl is None else _run_held(tmpl._hold, o, res)
     if got >= _HELD_QUIET - 128:            # -signal down to -127 at most
         rcode = got - _HELD_QUIET
+    elif got == _HELD_NOISY:                # the C call found it not quiet
+        return _finish_defaults(args, o, res, spares)
     else:
-        if got != _HELD_NOISY:
-            _run_from_cache(entry, o, res, None if got == _HELD_CLOSED else got)
+        _run_from_cache(entry, o, res, None if got == _HELD_CLOSED else got)
         status = lib._sk_run_quiet_status(res)
         if status < 0:
             return _finish_defaults(args, o, res, spares)
