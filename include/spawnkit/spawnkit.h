@@ -176,6 +176,24 @@ int spawnkit_template_cache_max(void);
  */
 int spawnkit_pidfd_wait(int pidfd, int options, int *wstatus);
 
+/*
+ * The calling thread's EEVDF slice (sched_setattr(2)'s sched_runtime, Linux
+ * 6.12 and later): slice_ns from SPAWNKIT_THREAD_SLICE_MIN to _MAX, or 0 for
+ * the kernel's default back.  The thread keeps its policy (SCHED_OTHER or
+ * SCHED_BATCH) and nice value, and gets SCHED_FLAG_RESET_ON_FORK:
+ * no thread or process it creates from then on inherits the slice (nor a
+ * negative nice value or a real-time policy, as for every reset-on-fork
+ * task), and without CAP_SYS_NICE the flag stays set for good.  A longer
+ * slice lets the thread's bursts of work end before a tick reschedules it
+ * for an equal-weight task (spawnkit_thread_set_slice(3)).
+ * Returns 0 or -errno: EINVAL (slice_ns out of range; a SCHED_IDLE,
+ * real-time or deadline thread), EOPNOTSUPP (a kernel without custom slices: nothing
+ * changed), EPERM (a seccomp filter or LSM refusing sched_setattr).
+ */
+#define SPAWNKIT_THREAD_SLICE_MIN	100000ULL	/* 0.1 ms */
+#define SPAWNKIT_THREAD_SLICE_MAX	100000000ULL	/* 100 ms */
+int spawnkit_thread_set_slice(uint64_t slice_ns);
+
 /* The raw ABI form of spawn: flags are SPAWN_TEMPLATE_SPAWN_* (kernel
  * flags, so without REPORT_ERRNO the proposal's exit-status behaviour). */
 pid_t spawnkit_spawn_args(struct spawnkit_template *t,
