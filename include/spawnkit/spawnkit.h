@@ -316,7 +316,8 @@ static inline void spawnkit_action_sigset(struct spawn_template_action *a,
  * enabled for its children cannot hold processes); SETCTTY: ENOTTY (fd is
  * no terminal), EPERM (the child leads no session, or the terminal is
  * another session's), EBADF; NICE: EACCES (lowering the nice value without
- * CAP_SYS_NICE or RLIMIT_NICE).
+ * CAP_SYS_NICE or RLIMIT_NICE); SCHED_POLICY: EPERM (leaving SCHED_IDLE
+ * without CAP_SYS_NICE or RLIMIT_NICE).
  */
 static inline void spawnkit_action_setsid(struct spawn_template_action *a)
 {
@@ -374,6 +375,16 @@ static inline void spawnkit_action_nice(struct spawn_template_action *a, int inc
 	memset(a, 0, sizeof(*a));
 	a->type = SPAWN_TEMPLATE_ACTION_NICE;
 	a->fd = inc;
+}
+
+/* policy: SCHED_OTHER, SCHED_BATCH or SCHED_IDLE (<sched.h>), the child's
+ * from then on, its nice value and slice kept; user backend only (handed
+ * off like NICE) */
+static inline void spawnkit_action_sched_policy(struct spawn_template_action *a, int policy)
+{
+	memset(a, 0, sizeof(*a));
+	a->type = SPAWN_TEMPLATE_ACTION_SCHED_POLICY;
+	a->fd = policy;
 }
 
 #ifdef __cplusplus

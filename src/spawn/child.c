@@ -212,6 +212,25 @@ static long add_nice(int inc)
 	return sk_syscall3(SYS_setpriority, PRIO_PROCESS, 0, val);
 }
 
+/*
+ * The policy alone: sched_setscheduler() keeps the nice value and, since
+ * the custom slices of 6.12, the slice (a custom one is carried over).  So
+ * the child keeps the slice it inherited: the parent's if the parent set one
+ * without reset-on-fork (what a plain fork gives), the default otherwise
+ * (spawnkit_thread_set_slice() sets reset-on-fork).  Changing the slice is
+ * not this action's business, and an idle task's slice rarely matters: any
+ * normal task's wake-up preempts it.  It runs after the sched hold's
+ * SCHED_OTHER (sk_sched_hold_child, before every action), so it is the
+ * policy the program gets; with NICE the order does not matter (the nice
+ * value is kept across the change, SCHED_IDLE only ignores it).
+ */
+static long set_policy(int policy)
+{
+	static const struct sched_param zero;
+
+	return sk_syscall3(SYS_sched_setscheduler, 0, policy, &zero);
+}
+
 /* spawnkit's extension actions: process attributes, no fd work.  CGROUP
  * was done by clone3 before the child ran. */
 static long run_ext_action(const struct sk_action *a)
@@ -235,6 +254,8 @@ static long run_ext_action(const struct sk_action *a)
 		return sk_syscall3(SYS_ioctl, a->fd, TIOCSCTTY, 0);
 	case SPAWN_TEMPLATE_ACTION_NICE:
 		return add_nice(a->fd);
+	case SPAWN_TEMPLATE_ACTION_SCHED_POLICY:
+		return set_policy(a->fd);
 	}
 	return -EINVAL;	/* the parent checked the type: not reached */
 }
