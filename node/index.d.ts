@@ -238,8 +238,26 @@ export interface RegisterOptions {
    * tools do not hold the event loop off the CPU.  Not the sync calls'.
    */
   childNice: number;
+  /**
+   * 'other', 'batch' or 'idle' (default null: the parent's; or
+   * SPAWNKIT_REGISTER_CHILD_POLICY): the scheduling policy of the children
+   * of spawn, exec and execFile.  'idle' tools give way to the event loop
+   * whenever it wakes, and neither they nor theirs can leave SCHED_IDLE
+   * without privilege.  Not the sync calls'.
+   */
+  childPolicy: 'other' | 'batch' | 'idle' | null;
+  /**
+   * 0.1..100, or 0 (default: the kernel's; or SPAWNKIT_REGISTER_LOOP_SLICE_MS):
+   * the EEVDF slice in ms of the thread that sets it (the event loop's),
+   * set at once; no thread or child inherits it (reset-on-fork).  Needs
+   * Linux 6.12 (EOPNOTSUPP before).
+   */
+  loopSliceMs: number;
 }
-/** Reads register's settings; with options, sets them for the starts from then on. */
+/**
+ * Reads register's settings; with options, sets them: childNice and
+ * childPolicy for the starts from then on, loopSliceMs at once.
+ */
 export function registerOptions(options?: Partial<RegisterOptions>): RegisterOptions;
 
 export interface WarmStats {

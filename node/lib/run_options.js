@@ -239,4 +239,4 @@ function runOptions(options) {
   };
 }
 
-module.exports = { runOptions, RLIMITS, DEFAULT_MAX_BUFFER, typeError, rangeError };
+module.exports = { runOptions, RLIMITS, DEFAULT_MAX_BUFFER, typeError, rangeError, valueError };

@@ -25,9 +25,17 @@
 #define COMPAT_IGNORE	(-2)	/* /dev/null for 0..2, nothing above */
 
 /* Two actions per slot (staging dup, final dup), two signal actions, cwd,
- * nice. */
+ * nice, policy. */
 #define COMPAT_MAX_SLOTS	100
-#define COMPAT_MAX_ACTIONS	(2 * COMPAT_MAX_SLOTS + 4)
+#define COMPAT_MAX_ACTIONS	(2 * COMPAT_MAX_SLOTS + 5)
+
+/* The scheduling attributes of an async start (register's childNice and
+ * childPolicy): nice, a NICE action's increment (0: none); policy, a
+ * SCHED_POLICY action's SCHED_* (-1: none).  The library checks both. */
+struct compat_sched {
+	int nice;
+	int policy;
+};
 
 struct compat_plan {
 	struct spawn_template_action actions[COMPAT_MAX_ACTIONS];
@@ -41,10 +49,10 @@ struct compat_plan {
 };
 
 /* spec[i]: COMPAT_PIPE, COMPAT_IGNORE or a parent fd (>= 0).  Makes the
- * socketpairs and opens cwd; nice: a NICE action's increment (0: none).
- * 0 or -errno (then nothing is left open). */
+ * socketpairs and opens cwd; sched: the NICE and SCHED_POLICY actions to
+ * add last (NULL: none).  0 or -errno (then nothing is left open). */
 int compat_plan_build(struct compat_plan *p, const int *spec, int n,
-		      const char *cwd, int nice);
+		      const char *cwd, const struct compat_sched *sched);
 
 /* After spawn: close the child's ends and cwd; if !started, ours too. */
 void compat_plan_finish(struct compat_plan *p, int started);

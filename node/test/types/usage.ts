@@ -15,6 +15,14 @@ async function main(): Promise<void> {
   void nice;
   // @ts-expect-error: childNice is a number
   registerOptions({ childNice: '10' });
+  const pol: 'other' | 'batch' | 'idle' | null = registerOptions({ childPolicy: 'idle', loopSliceMs: 8 }).childPolicy;
+  const slice: number = registerOptions({ childPolicy: null }).loopSliceMs;
+  void pol;
+  void slice;
+  // @ts-expect-error: not a policy register sets
+  registerOptions({ childPolicy: 'fifo' });
+  // @ts-expect-error: loopSliceMs is a number
+  registerOptions({ loopSliceMs: '8' });
   const t = new Template('rg');
   const child: SpawnkitChild = t.spawn(['--version'], { cwd: '/tmp', timeout: 1000, killTree: true });
   child.stdout?.on('data', (d: Buffer) => d.length);
