@@ -80,6 +80,13 @@ export interface RunOptions extends Omit<SpawnOptions, 'stdio' | 'argv0' | 'kill
   /** Added to the child's nice value as `nice -n` does (-39..39; the result is clamped
    *  to -20..19; lowering it needs CAP_SYS_NICE): the child and all it starts. */
   nice?: number;
+  /**
+   * The child's scheduling policy: 'other', 'batch' or 'idle' (the ones that
+   * need no privilege; default: the caller's).  Its nice value is kept; an
+   * 'idle' child and all it starts stay SCHED_IDLE and get CPU time only when
+   * no normal task of their session (or cgroup) wants it.
+   */
+  schedPolicy?: 'other' | 'batch' | 'idle' | null;
   /** Start the child in this cgroup2 directory (must be writable); it is killed with the run. */
   cgroup?: string;
   /** stdin, stdout and stderr on a new pseudoterminal, the child's controlling terminal

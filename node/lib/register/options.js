@@ -33,7 +33,7 @@
 // and policy: the loop waits for those children, so slowing them slows
 // the loop.  Starts handed to stock child_process (registerStats().reasons)
 // keep them too: libuv has no such step.
-const { typeError, rangeError, valueError } = require('../run_options');
+const { typeError, rangeError, schedPolicyValue, SCHED_POLICIES } = require('../run_options');
 const { addon: native } = require('./addon');
 const { systemError } = require('../errors');
 
@@ -41,10 +41,6 @@ const ENV = 'SPAWNKIT_REGISTER_CHILD_NICE';
 const ENV_POLICY = 'SPAWNKIT_REGISTER_CHILD_POLICY';
 const ENV_SLICE = 'SPAWNKIT_REGISTER_LOOP_SLICE_MS';
 const MAX = 19;
-// The kernel's SCHED_* numbers (linux/sched.h) of the policies anyone may
-// set; the library refuses any other.
-const POLICIES = Object.freeze({ other: 0, batch: 3, idle: 5 });
-const POLICY_NAMES = `one of ${Object.keys(POLICIES).map((k) => `'${k}'`).join(', ')}`;
 // The slice's range in ms, the kernel's (SPAWNKIT_THREAD_SLICE_MIN/_MAX).
 const SLICE_MIN = 0.1;
 const SLICE_MAX = 100;
@@ -54,14 +50,6 @@ const current = { childNice: 0, childPolicy: null, loopSliceMs: 0 };
 function checkNice(name, v) {
   if (typeof v !== 'number') throw typeError(name, 'of type number', v);
   if (!(Number.isInteger(v) && v >= 0 && v <= MAX)) throw rangeError(name, `an integer in 0..${MAX}`, v);
-  return v;
-}
-
-// null: the parent's policy (no action); a name of POLICIES.
-function checkPolicy(name, v) {
-  if (v === null) return null;
-  if (typeof v !== 'string') throw typeError(name, 'of type string or null', v);
-  if (!Object.hasOwn(POLICIES, v)) throw valueError(name, v, `must be ${POLICY_NAMES}`);
   return v;
 }
 
@@ -93,7 +81,7 @@ function fromEnv(env = process.env) {
     current.childNice = checkNice(ENV, Number(s));
   }
   const p = env[ENV_POLICY];
-  if (p !== undefined && p !== '') current.childPolicy = checkPolicy(ENV_POLICY, p);
+  if (p !== undefined && p !== '') current.childPolicy = schedPolicyValue(ENV_POLICY, p);
   const m = env[ENV_SLICE];
   if (m !== undefined && m !== '') {
     if (!/^[0-9]+(\.[0-9]+)?$/.test(m)) throw rangeError(ENV_SLICE, SLICE_RANGE, m);
@@ -112,7 +100,7 @@ function registerOptions(opts) {
     if (opts === null || typeof opts !== 'object') throw typeError('options', 'of type object', opts);
     const next = { ...current };
     if (opts.childNice !== undefined) next.childNice = checkNice('options.childNice', opts.childNice);
-    if (opts.childPolicy !== undefined) next.childPolicy = checkPolicy('options.childPolicy', opts.childPolicy);
+    if (opts.childPolicy !== undefined) next.childPolicy = schedPolicyValue('options.childPolicy', opts.childPolicy);
     if (opts.loopSliceMs !== undefined) {
       next.loopSliceMs = checkSlice('options.loopSliceMs', opts.loopSliceMs);
       // 0 after a slice: the default back (reset-on-fork stays)
@@ -128,7 +116,7 @@ module.exports = {
   fromEnv,
   childNice: () => current.childNice,
   // the SCHED_* number for the addon, -1 for none
-  childPolicy: () => (current.childPolicy === null ? -1 : POLICIES[current.childPolicy]),
+  childPolicy: () => (current.childPolicy === null ? -1 : SCHED_POLICIES[current.childPolicy]),
   ENV,
   ENV_POLICY,
   ENV_SLICE,

@@ -50,6 +50,7 @@ async function main(): Promise<void> {
     rlimits: { nofile: 1024, core: 0, nproc: [64, 128], as: Infinity },
     umask: 0o022,
     nice: 5,
+    schedPolicy: 'idle',
     cgroup: '/sys/fs/cgroup/agent',
     signal: ac.signal,
   });
