@@ -3,8 +3,8 @@
  * sched_exec [POLICY:]SLICE_NS NICE PROGRAM [ARG...] - a diagnostic for
  * sched_variants.py: set this process's policy (other, batch or idle; by
  * default the one it has), its EEVDF slice (sched_setattr's sched_runtime;
- * 0 is the kernel's default; an idle task's slice the kernel leaves as it
- * is) and add NICE to its nice value, then exec PROGRAM.  All are
+ * 0 is the kernel's default, except that "idle:0" keeps the slice it has)
+ * and add NICE to its nice value, then exec PROGRAM.  All are
  * inherited across exec and fork, which is how the variants reach the
  * tools (or the Node harness).
  */
@@ -61,10 +61,18 @@ int main(int argc, char **argv)
 	}
 	a.size = sizeof(a);
 	a.flags &= 1;			/* keep only SCHED_FLAG_RESET_ON_FORK */
-	if (policy >= 0)
-		a.policy = (uint32_t)policy;
 	a.runtime = strtoull(slice, NULL, 10);
 	a.nice += inc;			/* the kernel clamps it to -20..19 */
+	/* The kernel leaves a SCHED_IDLE task's slice alone, also when it
+	 * becomes one: "idle:N" (N > 0) sets the slice first, under the policy
+	 * the task has; "idle:0" keeps the one it inherited. */
+	if (policy == 5 && a.runtime && a.policy != 5 &&
+	    syscall(SYS_sched_setattr, 0, &a, 0)) {
+		perror("sched_exec: sched_setattr (slice)");
+		return 126;
+	}
+	if (policy >= 0)
+		a.policy = (uint32_t)policy;
 	if (syscall(SYS_sched_setattr, 0, &a, 0)) {
 		perror("sched_exec: sched_setattr");
 		return 126;

@@ -16,8 +16,13 @@ sched_exec.c (built here with cc), interleaved and repeated:
   idle        the tools SCHED_IDLE (register's childPolicy 'idle')
   nice-N-loop-Mms, idle-loop-Mms
               those with the harness at an M ms slice (--loop-slice, 8 by
-              default; repeatable): register-idle's pair, childPolicy
+              default; repeatable), which its tools inherit (the wrapper
+              does not reset it): register-idle's pair, childPolicy
               'idle' with loopSliceMs M, and the same for nice
+  idle-tools-Mms  the tools SCHED_IDLE with an M ms slice of their own, the
+              harness at the default
+  idle-loop-Mms-own  the harness at an M ms slice that its tools do not
+              inherit (theirs reset to the default): exactly register-idle
 
 Every variant starts its tools through the wrapper, so each pays the same
 extra exec.  Reported per variant: the loop's p99 per repetition, the run-
@@ -46,6 +51,21 @@ TOOL_SLICE_NS = 30_000_000
 LOOP_SLICE_NS = 100_000
 
 
+def default_slice_ns() -> int:
+    """This kernel's default slice (ours: we set none), from /proc."""
+    try:
+        with open("/proc/self/sched") as f:
+            for line in f:
+                if line.startswith("se.slice"):
+                    return int(line.split(":")[1])
+    except OSError:
+        pass
+    return 0        # the kernel's default, as sched_exec reads 0
+
+
+DEFAULT_SLICE_NS = default_slice_ns()
+
+
 def variants(nices: list[int], loop_ms: list[float]) -> dict[str, tuple[list[str], str]]:
     """name: (the harness's sched_exec arguments or [], the tools' ones)."""
     v = {"as-is": ([], "0 0"), "tool-slice": ([], f"{TOOL_SLICE_NS} 0"),
@@ -58,6 +78,8 @@ def variants(nices: list[int], loop_ms: list[float]) -> dict[str, tuple[list[str
         loop = [str(round(m * 1e6)), "0"]
         v.update({f"nice-{n}-loop-{m:g}ms": (loop, f"0 {n}") for n in nices})
         v[f"idle-loop-{m:g}ms"] = (loop, "idle:0 0")
+        v[f"idle-tools-{m:g}ms"] = ([], f"idle:{round(m * 1e6)} 0")
+        v[f"idle-loop-{m:g}ms-own"] = (loop, f"idle:{DEFAULT_SLICE_NS} 0")
     return v
 
 
