@@ -109,11 +109,7 @@ static void run_with(unsigned int flags, int capture)
 	spawnkit_run_result_free(&r);
 }
 
-/* The prototype's A/B hook (src/run/run.c): 1 no spare pipes, 2 no
- * deferred release, 3 neither. */
-extern int sk_spare_off;
 static void m_run(void) { run_with(0, 1); }
-static void m_run_plain(void) { sk_spare_off = 3; run_with(0, 1); sk_spare_off = 0; }
 static void m_run_no_session(void) { run_with(SPAWNKIT_RUN_NO_NEW_SESSION, 1); }
 static void m_run_no_capture(void) { run_with(0, 0); }
 
@@ -125,7 +121,6 @@ static const struct method {
 	{ "posix_spawn+waitpid", m_posix_spawn },
 	{ "spawnkit_spawn", m_spawn },
 	{ "spawnkit_run", m_run },
-	{ "run, no spare/defer", m_run_plain },
 	{ "run, no session", m_run_no_session },
 	{ "run, no capture", m_run_no_capture },
 };

@@ -28,7 +28,6 @@
 
 #include "common/sys.h"
 #include "run/devnull.h"
-#include "run/fd_check.h"
 
 #define NONE (-1)		/* not opened yet, or lost to the caller */
 #define UNUSABLE (-2)		/* /dev/null is no null device: never kept */
@@ -38,9 +37,13 @@ static int kept[2] = { NONE, NONE };
 static int is_null(int fd, int mode)
 {
 	struct stat st;
+	long fl;
 
-	return sk_fd_check(fd, mode, &st) && S_ISCHR(st.st_mode) &&
-	       st.st_rdev == makedev(1, 3);
+	if (sk_syscall2(SYS_fstat, fd, &st) || !S_ISCHR(st.st_mode) ||
+	    st.st_rdev != makedev(1, 3))
+		return 0;
+	fl = sk_syscall2(SYS_fcntl, fd, F_GETFL);
+	return fl >= 0 && (fl & O_ACCMODE) == mode;
 }
 
 /* A new /dev/null above 2, or -1 (the verdict UNUSABLE stored if the

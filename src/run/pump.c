@@ -214,7 +214,6 @@ int sk_pump_run(struct sk_pump *p)
 	if (!buf)
 		ret = -ENOMEM;
 	p->eof_len = -1;
-	p->spent[0] = p->spent[1] = p->spent[2] = -1;
 	if (p->fd[0] >= 0 && !o->input_len && !p->pty)
 		close_fd(&p->fd[0]);
 	if (p->pidfd < 0) {		/* gone before its pidfd (late_pidfd.c) */
@@ -281,15 +280,8 @@ int sk_pump_run(struct sk_pump *p)
 			} else if (idx[i] > 0 && p->fd[idx[i]] >= 0 &&
 				   !(pf[i].revents & POLLIN) && !p->pty) {
 				/* a pipe with nothing in it and no writer
-				 * left: its end of file, without a read;
-				 * nobody can lose an EPIPE if its freeing
-				 * waits for the next run (spare.c) */
-				if (p->defer && exited) {
-					p->spent[idx[i]] = p->fd[idx[i]];
-					p->fd[idx[i]] = -1;
-				} else {
-					close_fd(&p->fd[idx[i]]);
-				}
+				 * left: its end of file, without a read */
+				close_fd(&p->fd[idx[i]]);
 			} else if (idx[i] > 0 && p->fd[idx[i]] >= 0) {
 				int r = read_one(p, idx[i], buf);
 
@@ -315,8 +307,7 @@ int sk_pump_run(struct sk_pump *p)
 		close_fd(&p->fd[i]);
 		close_fd(&p->hold[i]);
 	}
-	if (!p->defer)
-		close_fd(&p->pidfd);
+	close_fd(&p->pidfd);
 	free(buf);
 	return ret;
 }

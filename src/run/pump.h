@@ -24,12 +24,8 @@ struct sk_pump {
 	int group;		/* the child leads its own session and group */
 	int pty;		/* fd[0] and fd[1] are a pty master: the input
 				   ends with the terminal's EOF, not a close */
-	int defer;		/* leave spent fds to the caller (spare.c) */
 	struct sk_capture cap[3];
 	/* out */
-	int spent[3];		/* with defer: [1] [2] read ends seen hung up
-				   and empty once our write ends were closed,
-				   left open, or -1; the pidfd is left open too */
 	int status;
 	uint32_t why;
 	uint32_t killed;
@@ -38,8 +34,7 @@ struct sk_pump {
 	int eof_len, eof_off;
 };
 
-/* Runs to the end; closes every fd in p (pidfd and hold too) but the
- * spent ones with defer.  0 or -ENOMEM. */
+/* Runs to the end; closes every fd in p (pidfd and hold too).  0 or -ENOMEM. */
 int sk_pump_run(struct sk_pump *p);
 
 #endif

@@ -16,9 +16,7 @@
 #include "common/sys.h"
 #include "run/devnull.h"
 #include "run/late_pidfd.h"
-#include "run/pipe.h"
 #include "run/pump.h"
-#include "run/spare.h"
 #include "run/pty.h"
 #include "run/resolve.h"
 #include "spawn/template.h"
@@ -113,6 +111,42 @@ static int check_opts(const struct spawnkit_run_opts *o)
 	return 0;
 }
 
+/* An O_CLOEXEC copy of fd at 3 or above: the stdio actions then never
+ * read a number an earlier one of them replaced.  fd itself is kept. */
+static int dup_high(int fd)
+{
+	return (int)sk_syscall3(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 3);
+}
+
+/*
+ * A pipe with both ends at 3 or above.  Ours is nonblocking when we write
+ * it (stdin: a write must not wait for room); a read end stays blocking,
+ * as the pump reads it only once poll said it is readable, and only we
+ * read it, so that read never waits (one fcntl less per output stream).
+ */
+static int make_pipe(int p[2], int ours)
+{
+	int i, ret = (int)sk_syscall2(SYS_pipe2, p, O_CLOEXEC);
+
+	if (ret)
+		return ret;
+	for (i = 0; i < 2; i++)
+		if (p[i] < 3) {
+			int n = dup_high(p[i]);
+
+			sk_syscall1(SYS_close, p[i]);
+			p[i] = n;
+		}
+	if (p[0] < 0 || p[1] < 0) {
+		ret = p[0] < 0 ? p[0] : p[1];
+		sk_syscall1(SYS_close, p[0] < 0 ? p[1] : p[0]);
+		return ret;
+	}
+	if (ours == 1)
+		sk_syscall3(SYS_fcntl, p[1], F_SETFL, O_NONBLOCK);
+	return 0;
+}
+
 struct layout {
 	struct spawn_template_action act[SPAWN_TEMPLATE_ACTIONS_MAX];
 	struct spawnkit_open devnull[3];
@@ -149,7 +183,7 @@ static int lay_out_pty(const struct spawnkit_run_opts *o, struct layout *l)
 			  &l->ours[1], &l->child_end[0]);
 	if (ret)
 		return ret;
-	l->ours[0] = sk_dup_high(l->ours[1]);
+	l->ours[0] = dup_high(l->ours[1]);
 	if (l->ours[0] < 0)
 		return l->ours[0];
 	for (i = 0; i < 3; i++)
@@ -159,20 +193,9 @@ static int lay_out_pty(const struct spawnkit_run_opts *o, struct layout *l)
 	return 0;
 }
 
-/* Both outputs are pipes (the default): the layout spare.c keeps pipes for. */
-static int outputs_piped(const struct spawnkit_run_opts *o)
-{
-	return !(o->flags & SPAWNKIT_RUN_PTY) && o->std_mode[1] == SPAWNKIT_RUN_PIPE &&
-	       o->std_mode[2] == SPAWNKIT_RUN_PIPE;
-}
-
-/* A/B hook for bench/spawn/run_floor.c: 1 no spare pipes, 2 no deferred
- * release, 3 neither (prototype). */
-int sk_spare_off;
-
 static int lay_out(const struct spawnkit_run_opts *o, struct layout *l)
 {
-	int i, p[2], ret, spare[3][2], have = 0;
+	int i, p[2], ret;
 
 	l->n = 0;
 	for (i = 0; i < 3; i++)
@@ -186,17 +209,9 @@ static int lay_out(const struct spawnkit_run_opts *o, struct layout *l)
 	for (i = 0; i < 3; i++) {
 		switch (o->std_mode[i]) {
 		case SPAWNKIT_RUN_PIPE:
-			/* made while the last run's child ran (spare.c) */
-			if (i == 1 && outputs_piped(o) && !(sk_spare_off & 1))
-				have = sk_spare_take(spare[1], spare[2]);
-			if (i && have) {
-				p[0] = spare[i][0];
-				p[1] = spare[i][1];
-			} else {
-				ret = sk_run_pipe(p, i ? 0 : 1);
-				if (ret)
-					return ret;
-			}
+			ret = make_pipe(p, i ? 0 : 1);
+			if (ret)
+				return ret;
 			l->ours[i] = i ? p[0] : p[1];
 			if (i)
 				l->hold[i] = p[1];
@@ -215,7 +230,7 @@ static int lay_out(const struct spawnkit_run_opts *o, struct layout *l)
 						     "/dev/null", i ? O_WRONLY : O_RDONLY, 0, i);
 			break;
 		case SPAWNKIT_RUN_FD:
-			l->child_end[i] = sk_dup_high(o->std_fd[i]);
+			l->child_end[i] = dup_high(o->std_fd[i]);
 			if (l->child_end[i] < 0)
 				return l->child_end[i];
 			spawnkit_action_dup2(&l->act[l->n++], l->child_end[i], i, 0);
@@ -280,23 +295,10 @@ static pid_t start(const struct spawnkit_run_opts *o, struct spawnkit_template *
 	return ret ? ret : pid;
 }
 
-/* What the pump left open (read ends it saw hung up and empty, the
- * pidfd) is closed by the next run's spawn; the rest it closed itself. */
-static void defer_spent(const struct sk_pump *p, struct sk_fdset *s)
-{
-	int j;
-
-	for (j = 0; j < s->n; j++)
-		if (s->fd[j] != p->pidfd && s->fd[j] != p->spent[1] && s->fd[j] != p->spent[2])
-			s->fd[j] = -1;
-	sk_spare_defer(s);
-}
-
 static int run(const struct spawnkit_run_opts *o, struct spawnkit_run_result *r)
 {
 	struct spawnkit_template *t = o->tmpl;
 	struct sk_pump p;
-	struct sk_fdset spent;
 	struct layout *l;
 	char path[PATH_MAX];
 	uint64_t t0 = now_ns();
@@ -328,18 +330,6 @@ static int run(const struct spawnkit_run_opts *o, struct spawnkit_run_result *r)
 		goto out_fds;
 	}
 	memset(&p, 0, sizeof(p));
-	/* The caller waits for the exit now: the next run's pipes, the
-	 * last run's fds (spare.c), and this run's for deferral. */
-	memset(&spent, 0, sizeof(spent));
-	if (sk_spare_off != 3) {
-		sk_spare_after_spawn(outputs_piped(o) && !(sk_spare_off & 1));
-		p.defer = !(o->flags & SPAWNKIT_RUN_PTY) && !(sk_spare_off & 2);
-		for (i = 1; i < 3 && p.defer; i++)
-			if (l->ours[i] >= 0 && sk_fdset_add(&spent, l->ours[i]))
-				p.defer = 0;
-		if (p.defer && pidfd >= 0 && sk_fdset_add(&spent, pidfd))
-			p.defer = 0;
-	}
 	p.o = o;
 	p.pid = pid;
 	p.pidfd = pidfd;
@@ -352,8 +342,6 @@ static int run(const struct spawnkit_run_opts *o, struct spawnkit_run_result *r)
 		sk_capture_init(&p.cap[i], o->head[i], o->tail[i]);
 	}
 	ret = sk_pump_run(&p);
-	if (p.defer)
-		defer_spent(&p, &spent);
 	memset(r, 0, sizeof(*r));
 	r->pid = pid;
 	r->status = p.status;
