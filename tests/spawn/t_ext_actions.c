@@ -20,21 +20,6 @@ static void run(const struct spawn_template_action *a, unsigned int n, struct ru
 	spawn_capture(t, argv_attrs, environ, a, n, 0, r);
 }
 
-static long val(const struct run_result *r, const char *key)
-{
-	const char *p = r->out;
-	size_t n = strlen(key);
-
-	while (p && *p) {
-		if (!strncmp(p, key, n) && p[n] == ' ')
-			return strtol(p + n + 1, NULL, 10);
-		p = strchr(p, '\n');
-		if (p)
-			p++;
-	}
-	return -12345;
-}
-
 /* Every fixture here: the attrs helper's template as t (or the case
  * fails) and a result buffer; at the end, every child reaped. */
 static struct run_result *attrs_setup(void)
@@ -79,8 +64,8 @@ TEST_F(attrs, no_action_shares_our_session_and_group)
 
 	run(self->a, 0, r);
 	CHECK(r->pid > 0 && r->status == 0);
-	CHECK_EQ(val(r, "sid"), getsid(0));
-	CHECK_EQ(val(r, "pgid"), getpgid(0));
+	CHECK_EQ(dec_line(r, "sid"), getsid(0));
+	CHECK_EQ(dec_line(r, "pgid"), getpgid(0));
 }
 
 /* SETSID: a session and group of its own, led by the child */
@@ -91,9 +76,9 @@ TEST_F(attrs, setsid_makes_the_child_a_session_leader)
 	spawnkit_action_setsid(&self->a[0]);
 	run(self->a, 1, r);
 	CHECK(r->pid > 0 && r->status == 0);
-	CHECK_EQ(val(r, "sid"), r->pid);
-	CHECK_EQ(val(r, "pgid"), r->pid);
-	CHECK_EQ(val(r, "pid"), r->pid);
+	CHECK_EQ(dec_line(r, "sid"), r->pid);
+	CHECK_EQ(dec_line(r, "pgid"), r->pid);
+	CHECK_EQ(dec_line(r, "pid"), r->pid);
 }
 
 /* SETPGID 0: a group of its own in our session */
@@ -104,8 +89,8 @@ TEST_F(attrs, setpgid_zero_makes_a_group_in_our_session)
 	spawnkit_action_setpgid(&self->a[0], 0);
 	run(self->a, 1, r);
 	CHECK(r->pid > 0 && r->status == 0);
-	CHECK_EQ(val(r, "pgid"), r->pid);
-	CHECK_EQ(val(r, "sid"), getsid(0));
+	CHECK_EQ(dec_line(r, "pgid"), r->pid);
+	CHECK_EQ(dec_line(r, "sid"), getsid(0));
 }
 
 /* into our own group: allowed, same session (not nameable where our group
@@ -119,7 +104,7 @@ TEST_F(attrs, setpgid_into_our_own_group)
 	spawnkit_action_setpgid(&self->a[0], getpgid(0));
 	run(self->a, 1, r);
 	CHECK(r->pid > 0 && r->status == 0);
-	CHECK_EQ(val(r, "pgid"), getpgid(0));
+	CHECK_EQ(dec_line(r, "pgid"), getpgid(0));
 }
 
 TEST_F(attrs, umask_sets_the_childs_mask_not_ours)
@@ -163,19 +148,19 @@ TEST_F(attrs, nice_adds_to_the_childs_nice_value_not_ours)
 	spawnkit_action_nice(&self->a[0], 3);
 	run(self->a, 1, r);
 	CHECK(r->pid > 0 && r->status == 0);
-	CHECK_EQ(val(r, "nice"), ours + 3 > 19 ? 19 : ours + 3);
+	CHECK_EQ(dec_line(r, "nice"), ours + 3 > 19 ? 19 : ours + 3);
 	spawnkit_action_nice(&self->a[0], 39);
 	run(self->a, 1, r);
 	CHECK(r->pid > 0 && r->status == 0);
-	CHECK_EQ(val(r, "nice"), 19);
+	CHECK_EQ(dec_line(r, "nice"), 19);
 	/* two add up, in list order */
 	spawnkit_action_nice(&self->a[0], 1);
 	spawnkit_action_nice(&self->a[1], 1);
 	run(self->a, 2, r);
-	CHECK_EQ(val(r, "nice"), ours + 2 > 19 ? 19 : ours + 2);
+	CHECK_EQ(dec_line(r, "nice"), ours + 2 > 19 ? 19 : ours + 2);
 	spawnkit_action_nice(&self->a[0], 0);
 	run(self->a, 1, r);
-	CHECK_EQ(val(r, "nice"), ours);
+	CHECK_EQ(dec_line(r, "nice"), ours);
 	CHECK_EQ(getpriority(PRIO_PROCESS, 0), ours);
 }
 
@@ -214,7 +199,7 @@ TEST_F(attrs, nice_negative_lowers_it_with_the_privilege)
 	spawnkit_action_nice(&self->a[0], -2);
 	run(self->a, 1, r);
 	CHECK(r->pid > 0 && r->status == 0);
-	CHECK_EQ(val(r, "nice"), ours - 2);
+	CHECK_EQ(dec_line(r, "nice"), ours - 2);
 }
 
 /* and without the privilege it is setpriority's EACCES, from the child,
@@ -266,7 +251,7 @@ TEST_F(attrs, kernel_template_from_an_fd)
 	spawn_capture(tf, argv_attrs, environ, self->a, 1, 0, r);
 	if (kernel_has_ext_actions(tf)) {
 		CHECK(r->pid > 0 && r->status == 0);
-		CHECK_EQ(val(r, "sid"), r->pid);
+		CHECK_EQ(dec_line(r, "sid"), r->pid);
 	} else {
 		CHECK_ERR(r->pid, EOPNOTSUPP);
 	}

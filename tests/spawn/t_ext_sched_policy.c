@@ -21,22 +21,6 @@
 
 static char *argv_probe[] = { "probe", NULL };
 
-/* The number on the "key N" line of the probe's output, or -12345. */
-static long long num(const char *out, const char *key)
-{
-	const char *p = out;
-	size_t n = strlen(key);
-
-	while (p && *p) {
-		if (!strncmp(p, key, n) && p[n] == ' ')
-			return strtoll(p + n + 1, NULL, 10);
-		p = strchr(p, '\n');
-		if (p)
-			p++;
-	}
-	return -12345;
-}
-
 /* The probe through spawnkit_spawn_start (on the user backend the caller
  * is SCHED_BATCH for the clone and the child sets SCHED_OTHER back first),
  * its output in r->out, 0 or the start's -errno in r->pid. */
@@ -46,7 +30,6 @@ static void start_capture(struct spawnkit_template *t, const struct spawn_templa
 	struct spawn_template_action all[4];
 	struct spawnkit_start *s = NULL;
 	int p[2], pidfd = -1;
-	ssize_t got;
 
 	memset(r, 0, sizeof(*r) - sizeof(r->out));
 	r->out[0] = '\0';
@@ -56,10 +39,7 @@ static void start_capture(struct spawnkit_template *t, const struct spawn_templa
 	r->pid = spawnkit_spawn_start(t, argv_probe, environ, all, n + 1, 0, &pidfd, &s);
 	close(p[1]);
 	if (r->pid > 0) {
-		while (r->len < sizeof(r->out) - 1 &&
-		       (got = read(p[0], r->out + r->len, sizeof(r->out) - 1 - r->len)) > 0)
-			r->len += got;
-		r->out[r->len] = '\0';
+		read_output(p[0], r);
 		CHECK_EQ(spawnkit_start_wait(s, 0), 0);
 		r->status = wait_pidfd(pidfd);
 		spawnkit_start_free(s);
@@ -155,17 +135,17 @@ TEST_F(pol, keeps_the_inherited_slice)
 	spawn_capture(self->t, argv_probe, environ, self->a, 1, 0, r);
 	CHECK(r->pid > 0 && r->status == 0);
 	CHECK(has_line(r, "sched %d %d", SCHED_IDLE, self->nice));
-	CHECK_EQ(num(r->out, "slice"), 7000000);
+	CHECK_EQ(dec_line(r, "slice"), 7000000);
 	start_capture(self->t, self->a, 1, r);
 	CHECK(r->pid > 0 && r->status == 0);
 	CHECK(has_line(r, "sched %d %d", SCHED_IDLE, self->nice));
-	CHECK_EQ(num(r->out, "slice"), 7000000);
+	CHECK_EQ(dec_line(r, "slice"), 7000000);
 	/* with reset-on-fork the child starts at the default */
 	ASSERT_EQ(spawnkit_thread_set_slice(7000000), 0);
 	start_capture(self->t, self->a, 1, r);
 	CHECK(r->pid > 0 && r->status == 0);
 	CHECK(has_line(r, "sched %d %d", SCHED_IDLE, self->nice));
-	CHECK_EQ(num(r->out, "slice"), (long long)dflt);
+	CHECK_EQ(dec_line(r, "slice"), (long long)dflt);
 	ASSERT_EQ(t_sched_getattr(0, &a), 0);
 	CHECK_EQ(a.runtime, 7000000);	/* ours kept through the hold */
 }
