@@ -264,7 +264,7 @@ def plot(rows: list[dict], ms: list[str], a: argparse.Namespace, path: str, titl
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.5))
+    fig, axes = plt.subplots(1, 2, figsize=(11, 5))
     labels = [f"{r['resident']} MiB" for r in rows]
     for ax, key, ylabel in ((axes[0], "calls_per_s", "tool calls/s"),
                             (axes[1], "p99_ms", "event loop delay p99, ms")):
@@ -280,12 +280,14 @@ def plot(rows: list[dict], ms: list[str], a: argparse.Namespace, path: str, titl
         ax.set_xlabel("resident size of the Node harness")
         ax.set_ylabel(f"{ylabel} (median; bars: min-max)")
         ax.grid(axis="y", alpha=0.3)
-        ax.legend(fontsize=7)
     axes[1].set_yscale("log")    # stock's seconds and register's milliseconds, both readable
     if any(r["resident"] in GOALS and GOALS[r["resident"]][1] for r in rows):
         axes[1].axhline(5.0, color="gray", linestyle=":", linewidth=1)
     fig.suptitle(title, fontsize=9)
-    fig.tight_layout()
+    # one legend for both, below them: the register modes' names are long
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0.06 * ((len(ms) + 1) // 2), 1, 1))
     fig.savefig(path, dpi=120)
 
 
