@@ -317,7 +317,8 @@ static inline void spawnkit_action_sigset(struct spawn_template_action *a,
  * no terminal), EPERM (the child leads no session, or the terminal is
  * another session's), EBADF; NICE: EACCES (lowering the nice value without
  * CAP_SYS_NICE or RLIMIT_NICE); SCHED_POLICY: EPERM (leaving SCHED_IDLE
- * without CAP_SYS_NICE or RLIMIT_NICE).
+ * without CAP_SYS_NICE or RLIMIT_NICE); SCHED_SLICE: EINVAL (the child is
+ * SCHED_IDLE by then), EOPNOTSUPP (no custom slices: before Linux 6.12).
  */
 static inline void spawnkit_action_setsid(struct spawn_template_action *a)
 {
@@ -385,6 +386,17 @@ static inline void spawnkit_action_sched_policy(struct spawn_template_action *a,
 	memset(a, 0, sizeof(*a));
 	a->type = SPAWN_TEMPLATE_ACTION_SCHED_POLICY;
 	a->fd = policy;
+}
+
+/* slice_ns: 0 (the default) or SPAWNKIT_THREAD_SLICE_MIN.._MAX, the
+ * child's slice, set under its policy then: before a SCHED_POLICY to
+ * SCHED_IDLE, which keeps it; user backend only (handed off like NICE) */
+static inline void spawnkit_action_sched_slice(struct spawn_template_action *a,
+					       uint32_t slice_ns)
+{
+	memset(a, 0, sizeof(*a));
+	a->type = SPAWN_TEMPLATE_ACTION_SCHED_SLICE;
+	a->fd = (int32_t)slice_ns;
 }
 
 #ifdef __cplusplus

@@ -26,6 +26,11 @@
  * values (-20..19) is that wide, so any larger one is a clamp or a bug. */
 #define SK_NICE_SPAN	39
 
+/* SCHED_SLICE's slice in ns, when not 0: the kernel's range of custom
+ * slices (SPAWNKIT_THREAD_SLICE_MIN/_MAX). */
+#define SK_SLICE_MIN	100000
+#define SK_SLICE_MAX	100000000
+
 /* SCHED_POLICY's policy: SCHED_OTHER, SCHED_BATCH or SCHED_IDLE, the
  * ones that need no privilege and no other parameter (the kernel's
  * numbers: 0, 3, 5). */

@@ -24,31 +24,8 @@
 #include <stdint.h>
 
 #include <spawnkit/spawnkit.h>
+#include "common/sched_attr.h"
 #include "common/sys.h"
-
-#ifndef SCHED_BATCH
-#define SCHED_BATCH	3
-#endif
-#ifndef SYS_sched_setattr
-#define SYS_sched_setattr	314
-#endif
-#ifndef SYS_sched_getattr
-#define SYS_sched_getattr	315
-#endif
-#define SK_SCHED_FLAG_RESET_ON_FORK	0x01
-
-/* The UAPI's struct sched_attr (linux/sched/types.h), its first version:
- * a libc may declare its own under the same name. */
-struct sk_sched_attr {
-	uint32_t size;
-	uint32_t sched_policy;
-	uint64_t sched_flags;
-	int32_t sched_nice;
-	uint32_t sched_priority;
-	uint64_t sched_runtime;
-	uint64_t sched_deadline;
-	uint64_t sched_period;
-};
 
 SK_EXPORT int spawnkit_thread_set_slice(uint64_t slice_ns)
 {
@@ -64,7 +41,7 @@ SK_EXPORT int spawnkit_thread_set_slice(uint64_t slice_ns)
 		return (int)ret;
 	/* Real-time and deadline threads have no slice, and the kernel leaves
 	 * a SCHED_IDLE thread's as it is (sched_setattr says 0 all the same) */
-	if (attr.sched_policy != SCHED_OTHER && attr.sched_policy != SCHED_BATCH)
+	if (attr.sched_policy != SCHED_OTHER && attr.sched_policy != SK_SCHED_BATCH)
 		return -EINVAL;
 	if (!attr.sched_runtime)
 		return -EOPNOTSUPP;	/* before 6.12: no custom slices */

@@ -2,10 +2,11 @@
 /*
  * spawnkit's extension actions SETSID, SETPGID, UMASK, SETRLIMIT and NICE,
  * seen from inside the child by the attrs helper, and the field rules of
- * all eight (CGROUP's placement is t_ext_cgroup, SETCTTY's t_ext_setctty,
- * SCHED_POLICY's t_ext_sched_policy).  On the kernel backend the kernel runs
- * the first five, or on a kernel without them they are handed to the user
- * backend (SETCTTY, NICE and SCHED_POLICY always are): the same results.
+ * all nine (CGROUP's placement is t_ext_cgroup, SETCTTY's t_ext_setctty,
+ * SCHED_POLICY's and SCHED_SLICE's t_ext_sched_policy).  On the kernel
+ * backend the kernel runs the first five, or on a kernel without them they
+ * are handed to the user backend (SETCTTY, NICE, SCHED_POLICY and
+ * SCHED_SLICE always are): the same results.
  */
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -319,7 +320,7 @@ BAD(nice_above_39, 1, EINVAL, spawnkit_action_nice(&a[0], 40));
 BAD(nice_below_minus_39, 1, EINVAL, spawnkit_action_nice(&a[0], -40));
 BAD(nice_with_an_arg, 1, EINVAL, spawnkit_action_nice(&a[0], 1); a[0].arg = 8);
 BAD(type_past_the_last, 1, EINVAL,
-    memset(&a[0], 0, sizeof(a[0])); a[0].type = SPAWN_TEMPLATE_ACTION_SCHED_POLICY + 1);
+    memset(&a[0], 0, sizeof(a[0])); a[0].type = SPAWN_TEMPLATE_ACTION_SCHED_SLICE + 1);
 /* CGROUP's checks before anything starts */
 BAD(cgroup_negative_fd, 1, EINVAL, spawnkit_action_cgroup(&a[0], -1));
 BAD(cgroup_fd_not_open, 1, EBADF, spawnkit_action_cgroup(&a[0], 987));
@@ -359,6 +360,7 @@ FIXTURE_VARIANT_ADD(ext_type, cgroup) { .type = SPAWN_TEMPLATE_ACTION_CGROUP };
 FIXTURE_VARIANT_ADD(ext_type, setctty) { .type = SPAWN_TEMPLATE_ACTION_SETCTTY };
 FIXTURE_VARIANT_ADD(ext_type, nice) { .type = SPAWN_TEMPLATE_ACTION_NICE };
 FIXTURE_VARIANT_ADD(ext_type, sched_policy) { .type = SPAWN_TEMPLATE_ACTION_SCHED_POLICY };
+FIXTURE_VARIANT_ADD(ext_type, sched_slice) { .type = SPAWN_TEMPLATE_ACTION_SCHED_SLICE };
 
 /* An otherwise valid action of the type (SETRLIMIT needs its limits). */
 FIXTURE_SETUP(ext_type)

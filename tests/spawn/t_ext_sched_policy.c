@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The SCHED_POLICY extension action (spawnkit_action_sched_policy): the
+ * The SCHED_POLICY and SCHED_SLICE extension actions
+ * (spawnkit_action_sched_policy, _sched_slice).  SCHED_POLICY: the
  * child runs the program with SCHED_OTHER, SCHED_BATCH or SCHED_IDLE, seen
  * from inside it by the probe helper ("sched POLICY NICE", "slice NS"), its
  * nice value and inherited slice kept, after the sched hold of a start;
  * leaving SCHED_IDLE needs the privilege; any other value is EINVAL from the
  * parent, no child started.  The user backend runs it; a kernel-backend
  * spawn with it is handed off (the same results), and through a kernel
- * template made from an fd it is EOPNOTSUPP.
+ * template made from an fd it is EOPNOTSUPP.  SCHED_SLICE: the child's slice
+ * under its policy then, kept by a SCHED_POLICY to SCHED_IDLE after it,
+ * EINVAL from the child if it is SCHED_IDLE already, out-of-range values
+ * EINVAL from the parent.
  */
 #include <sched.h>
 #include <sys/resource.h>
@@ -23,7 +27,8 @@ static char *argv_probe[] = { "probe", NULL };
 
 /* The probe through spawnkit_spawn_start (on the user backend the caller
  * is SCHED_BATCH for the clone and the child sets SCHED_OTHER back first),
- * its output in r->out, 0 or the start's -errno in r->pid. */
+ * its output in r->out; the start's -errno in r->pid, or the exec's when
+ * the start reports one later (the child then reaped). */
 static void start_capture(struct spawnkit_template *t, const struct spawn_template_action *acts,
 			  unsigned int n, struct run_result *r)
 {
@@ -39,10 +44,14 @@ static void start_capture(struct spawnkit_template *t, const struct spawn_templa
 	r->pid = spawnkit_spawn_start(t, argv_probe, environ, all, n + 1, 0, &pidfd, &s);
 	close(p[1]);
 	if (r->pid > 0) {
+		int decided;
+
 		read_output(p[0], r);
-		CHECK_EQ(spawnkit_start_wait(s, 0), 0);
+		decided = spawnkit_start_wait(s, 0);
 		r->status = wait_pidfd(pidfd);
 		spawnkit_start_free(s);
+		if (decided < 0)
+			r->pid = decided;
 	}
 	close(p[0]);
 }
@@ -150,6 +159,57 @@ TEST_F(pol, keeps_the_inherited_slice)
 	CHECK_EQ(a.runtime, 7000000);	/* ours kept through the hold */
 }
 
+/* SCHED_SLICE: the child's slice, also through SCHED_IDLE after it (which
+ * keeps it); 0 the default; ours untouched */
+TEST_F(pol, slice_is_the_childs_and_idle_keeps_it)
+{
+	struct run_result *r = self->r;
+	struct t_sched_attr a;
+
+	if (!t_has_custom_slices()) {
+		/* the kernel would ignore it: EOPNOTSUPP from the child */
+		spawnkit_action_sched_slice(&self->a[0], 8000000);
+		spawn_capture(self->t, argv_probe, environ, self->a, 1, 0, r);
+		CHECK_ERR(r->pid, EOPNOTSUPP);
+		return;
+	}
+	ASSERT_EQ(t_sched_getattr(0, &a), 0);
+	spawnkit_action_sched_slice(&self->a[0], 8000000);
+	spawn_capture(self->t, argv_probe, environ, self->a, 1, 0, r);
+	CHECK(r->pid > 0 && r->status == 0);
+	CHECK(has_line(r, "sched %d %d", SCHED_OTHER, self->nice));
+	CHECK_EQ(dec_line(r, "slice"), 8000000);
+	spawnkit_action_nice(&self->a[0], 1);
+	spawnkit_action_sched_slice(&self->a[1], 8000000);
+	spawnkit_action_sched_policy(&self->a[2], SCHED_IDLE);
+	start_capture(self->t, self->a, 3, r);
+	CHECK(r->pid > 0 && r->status == 0);
+	CHECK(has_line(r, "sched %d %d", SCHED_IDLE, self->nice + 1 > 19 ? 19 : self->nice + 1));
+	CHECK_EQ(dec_line(r, "slice"), 8000000);
+	spawnkit_action_sched_slice(&self->a[0], 0);
+	spawn_capture(self->t, argv_probe, environ, self->a, 1, 0, r);
+	CHECK(r->pid > 0 && r->status == 0);
+	CHECK_EQ(dec_line(r, "slice"), (long long)a.runtime);
+	CHECK_EQ(t_sched_getattr(0, &a), 0);
+	CHECK(a.runtime != 8000000);
+}
+
+/* After SCHED_IDLE the kernel would leave the slice alone: EINVAL, from
+ * the child, and no child */
+TEST_F(pol, slice_after_idle_is_einval)
+{
+	struct run_result *r = self->r;
+
+	if (!t_has_custom_slices())
+		SKIP("no custom slices in this kernel (before 6.12)");
+	spawnkit_action_sched_policy(&self->a[0], SCHED_IDLE);
+	spawnkit_action_sched_slice(&self->a[1], 8000000);
+	spawn_capture(self->t, argv_probe, environ, self->a, 2, 0, r);
+	CHECK_ERR(r->pid, EINVAL);
+	start_capture(self->t, self->a, 2, r);
+	CHECK_ERR(r->pid, EINVAL);
+}
+
 /* Leaving SCHED_IDLE (ours, inherited) needs CAP_SYS_NICE or RLIMIT_NICE:
  * with it the child may; without it, sched_setscheduler's EPERM from the
  * child, and no child.  (This case runs in a process of its own.) */
@@ -220,6 +280,7 @@ FIXTURE(badpol) {
 
 FIXTURE_VARIANT(badpol) {
 	int policy;
+	int slice;	/* non-zero: a SCHED_SLICE action of this instead */
 	int newfd, flags, arg;
 };
 
@@ -234,6 +295,14 @@ FIXTURE_VARIANT_ADD(badpol, idle_with_reset_on_fork) { .policy = SCHED_IDLE | SC
 FIXTURE_VARIANT_ADD(badpol, idle_with_a_newfd) { .policy = SCHED_IDLE, .newfd = 1 };
 FIXTURE_VARIANT_ADD(badpol, idle_with_flags) { .policy = SCHED_IDLE, .flags = 1 };
 FIXTURE_VARIANT_ADD(badpol, idle_with_an_arg) { .policy = SCHED_IDLE, .arg = 8 };
+/* SCHED_SLICE's range: 0 or 0.1..100 ms in ns */
+FIXTURE_VARIANT_ADD(badpol, slice_1ns) { .slice = 1 };
+FIXTURE_VARIANT_ADD(badpol, slice_below_0_1ms) { .slice = 99999 };
+FIXTURE_VARIANT_ADD(badpol, slice_above_100ms) { .slice = 100000001 };
+FIXTURE_VARIANT_ADD(badpol, slice_negative) { .slice = -1 };
+FIXTURE_VARIANT_ADD(badpol, slice_with_a_newfd) { .slice = 8000000, .newfd = 1 };
+FIXTURE_VARIANT_ADD(badpol, slice_with_flags) { .slice = 8000000, .flags = 1 };
+FIXTURE_VARIANT_ADD(badpol, slice_with_an_arg) { .slice = 8000000, .arg = 8 };
 
 FIXTURE_SETUP(badpol)
 {
@@ -250,7 +319,10 @@ FIXTURE_TEARDOWN(badpol)
 
 TEST_F(badpol, is_einval_from_the_parent)
 {
-	spawnkit_action_sched_policy(&self->a[0], variant->policy);
+	if (variant->slice)
+		spawnkit_action_sched_slice(&self->a[0], (uint32_t)variant->slice);
+	else
+		spawnkit_action_sched_policy(&self->a[0], variant->policy);
 	self->a[0].newfd = variant->newfd;
 	self->a[0].flags = (uint32_t)variant->flags;
 	self->a[0].arg = (uint64_t)variant->arg;
