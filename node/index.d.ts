@@ -254,6 +254,13 @@ export interface RegisterOptions {
    */
   childPolicy: 'other' | 'batch' | 'idle' | null;
   /**
+   * 0.1..100, or 0 (default: the kernel's; or SPAWNKIT_REGISTER_CHILD_SLICE_MS):
+   * the EEVDF slice in ms of those children, set before their policy (an
+   * 'idle' child keeps it).  Needs Linux 6.12 (the start fails with
+   * EOPNOTSUPP before).
+   */
+  childSliceMs: number;
+  /**
    * 0.1..100, or 0 (default: the kernel's; or SPAWNKIT_REGISTER_LOOP_SLICE_MS):
    * the EEVDF slice in ms of the thread that sets it (the event loop's),
    * set at once; no thread or child inherits it (reset-on-fork).  Needs

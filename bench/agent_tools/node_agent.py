@@ -11,11 +11,13 @@ child_process.execFile, as an agent CLI's tool runner does.  Four ways:
   register-nice  the same with SPAWNKIT_REGISTER_CHILD_NICE=N (--nice, 10 by
                  default; 0 leaves this mode out): register's opt-in that
                  starts the tools N nice values above the harness
-  register-idle  the same with SPAWNKIT_REGISTER_CHILD_POLICY=idle and
-                 SPAWNKIT_REGISTER_LOOP_SLICE_MS=N (--idle-slice, 8 by
-                 default; 0 keeps the loop's default slice; --no-idle leaves
-                 this mode out): register's opt-ins that start the tools
-                 SCHED_IDLE and give the loop thread a longer slice
+  register-idle  the same with SPAWNKIT_REGISTER_CHILD_POLICY=idle,
+                 SPAWNKIT_REGISTER_CHILD_SLICE_MS=M (--idle-tool-slice, 8
+                 by default) and SPAWNKIT_REGISTER_LOOP_SLICE_MS=N
+                 (--idle-slice, 8 by default; 0 keeps a default slice;
+                 --no-idle leaves this mode out): register's opt-ins that
+                 start the tools SCHED_IDLE with a long slice of their own
+                 and give the loop thread a longer slice
 --modes picks some of them (stock is the speed-ups' reference).
 
 For each resident size (512 MiB and 2 GiB by default) and repetition, all
@@ -61,7 +63,8 @@ GOALS = {2048: (5.0, 5.0), 512: (2.0, None)}   # MiB: (min speed-up, max registe
 NICE_ENV = "SPAWNKIT_REGISTER_CHILD_NICE"    # node/lib/register/options.js
 POLICY_ENV = "SPAWNKIT_REGISTER_CHILD_POLICY"
 SLICE_ENV = "SPAWNKIT_REGISTER_LOOP_SLICE_MS"
-REGISTER_ENVS = (NICE_ENV, POLICY_ENV, SLICE_ENV)
+CHILD_SLICE_ENV = "SPAWNKIT_REGISTER_CHILD_SLICE_MS"
+REGISTER_ENVS = (NICE_ENV, POLICY_ENV, SLICE_ENV, CHILD_SLICE_ENV)
 ALL_MODES = ("stock", "register", "register-nice", "register-idle")
 
 
@@ -77,6 +80,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--idle-slice", type=float, default=8.0,
                    help="the register-idle mode's SPAWNKIT_REGISTER_LOOP_SLICE_MS (default 8; 0: the "
                         "loop's default slice, the tools still SCHED_IDLE)")
+    p.add_argument("--idle-tool-slice", type=float, default=8.0,
+                   help="the register-idle mode's SPAWNKIT_REGISTER_CHILD_SLICE_MS (default 8; 0: the "
+                        "tools' default slice)")
     p.add_argument("--no-idle", action="store_true", help="leave the register-idle mode out")
     p.add_argument("--modes", default=None,
                    help=f"comma-separated, of {','.join(ALL_MODES)} (default: all that --nice and "
@@ -138,6 +144,7 @@ def register_env(a: argparse.Namespace, mode: str) -> dict[str, str]:
     if mode == "register-idle":
         env[POLICY_ENV] = "idle"
         env[SLICE_ENV] = f"{a.idle_slice:g}"
+        env[CHILD_SLICE_ENV] = f"{a.idle_tool_slice:g}"
     return env
 
 
@@ -145,7 +152,8 @@ def check_options(a: argparse.Namespace, mode: str, got: dict) -> None:
     """register's settings as the harness reported them are its mode's."""
     want = {"childNice": a.nice if mode == "register-nice" else 0,
             "childPolicy": "idle" if mode == "register-idle" else None,
-            "loopSliceMs": a.idle_slice if mode == "register-idle" else 0}
+            "loopSliceMs": a.idle_slice if mode == "register-idle" else 0,
+            "childSliceMs": a.idle_tool_slice if mode == "register-idle" else 0}
     for k, v in want.items():
         if got.get(k) != v:
             raise BenchFailure(f"{mode}: register's {k} is {got.get(k)!r}, not {v!r}")
@@ -256,7 +264,8 @@ def mode_label(a: argparse.Namespace, mode: str) -> str:
     """How the plot's legend names a mode."""
     return {"stock": "child_process", "register": "-r spawnkit/register",
             "register-nice": f"-r spawnkit/register, {NICE_ENV}={a.nice}",
-            "register-idle": f"-r spawnkit/register, {POLICY_ENV}=idle, {SLICE_ENV}={a.idle_slice:g}"}[mode]
+            "register-idle": f"-r spawnkit/register, {POLICY_ENV}=idle, "
+                             f"{CHILD_SLICE_ENV}={a.idle_tool_slice:g}, {SLICE_ENV}={a.idle_slice:g}"}[mode]
 
 
 def plot(rows: list[dict], ms: list[str], a: argparse.Namespace, path: str, title: str) -> None:
@@ -324,7 +333,8 @@ def report(a: argparse.Namespace, sizes: list[int], ms: list[str], trials: list[
     h = toolinfo.host()
     print()
     niced = f", register-nice: {NICE_ENV}={a.nice}" if "register-nice" in ms else ""
-    niced += (f", register-idle: {POLICY_ENV}=idle {SLICE_ENV}={a.idle_slice:g}"
+    niced += (f", register-idle: {POLICY_ENV}=idle {CHILD_SLICE_ENV}={a.idle_tool_slice:g} "
+              f"{SLICE_ENV}={a.idle_slice:g}"
               if "register-idle" in ms else "")
     niced += "" if a.child_nice is None else f", tools reniced to {a.child_nice} (diagnostic)"
     niced += ", tools replaced by cat (diagnostic)" if a.trivial else ""
@@ -350,7 +360,8 @@ def report(a: argparse.Namespace, sizes: list[int], ms: list[str], trials: list[
     Path(a.json).write_text(json.dumps({"host": h, "node": node_version, "calls": a.calls, "reps": a.reps,
                                         "modes": ms, "register_nice": a.nice,
                                         "register_idle": None if a.no_idle else {
-                                            "child_policy": "idle", "loop_slice_ms": a.idle_slice},
+                                            "child_policy": "idle", "child_slice_ms": a.idle_tool_slice,
+                                            "loop_slice_ms": a.idle_slice},
                                         "child_nice": a.child_nice, "trivial": a.trivial,
                                         "in_flight": a.in_flight, "summary": rows, "trials": trials}, indent=1) + "\n")
     print(f"json: {a.json}")

@@ -193,6 +193,11 @@ int spawnkit_pidfd_wait(int pidfd, int options, int *wstatus);
 #define SPAWNKIT_THREAD_SLICE_MIN	100000ULL	/* 0.1 ms */
 #define SPAWNKIT_THREAD_SLICE_MAX	100000000ULL	/* 100 ms */
 int spawnkit_thread_set_slice(uint64_t slice_ns);
+/* 1 if the running kernel has custom slices (6.12 and later: the calling
+ * thread's sched_getattr reports its slice; asked of a SCHED_OTHER, BATCH
+ * or IDLE thread, as a real-time one has none), else 0; what the
+ * SCHED_SLICE action and spawnkit_thread_set_slice() need. */
+int spawnkit_kernel_has_custom_slices(void);
 
 /* The raw ABI form of spawn: flags are SPAWN_TEMPLATE_SPAWN_* (kernel
  * flags, so without REPORT_ERRNO the proposal's exit-status behaviour). */

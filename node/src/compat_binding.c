@@ -6,12 +6,13 @@
  * compat_plan's stdio and, for spawnSync, run sync_wait.
  *
  *   compatSpawn(tmpl, argv[], envp[], cwd|null, spec[], detached, onExit,
- *               onSpawn, nice, policy) -> [pid, child, fds[], pending] | -errno
+ *               onSpawn, nice, policy, slice) -> [pid, child, fds[], pending] | -errno
  *       returns before the child's exec (spawnkit_spawn_start(3)); if
  *       pending, onSpawn(0 | -errno) says later how the exec went, always
  *       before onExit (which a failed exec does not get); nice: the
  *       increment of the child's nice value (a NICE action), 0 for none;
- *       policy: the child's SCHED_* (a SCHED_POLICY action), -1 for none
+ *       policy: the child's SCHED_* (a SCHED_POLICY action), -1 for none;
+ *       slice: the child's slice in ns (a SCHED_SLICE action), 0 for none
  *   compatSpawnSync(tmpl, argv[], envp[], cwd|null, spec[], detached,
  *                   readable[], inputs[], timeoutMs, maxBuffer, killSignal)
  *       -> [pid, exited, status, termsig, error, outputs[]] | -errno
@@ -19,6 +20,7 @@
  *   compatSettle(child) -> 1 | 0 | -errno   (see js_compat_settle)
  *   threadSetSlice(ns) -> 0 | -errno   the calling thread's EEVDF slice
  *       (spawnkit_thread_set_slice(3)): register's loopSliceMs
+ *   customSlices() -> bool   spawnkit_kernel_has_custom_slices(3)
  *
  * spec[i] is COMPAT_PIPE (-1), COMPAT_IGNORE (-2) or a parent fd; detached
  * (a new session) is SPAWNKIT_SPAWN_SETSID, -EOPNOTSUPP where the backend
@@ -113,8 +115,8 @@ static pid_t start_child_async(struct start *s, struct compat_plan *plan, int *p
 
 static napi_value js_compat_spawn(napi_env env, napi_callback_info info)
 {
-	size_t argc = 10;
-	napi_value argv[10], result = NULL, ext, fds, pending;
+	size_t argc = 11;
+	napi_value argv[11], result = NULL, ext, fds, pending;
 	struct compat_plan *plan = malloc(sizeof(*plan));
 	struct spawnkit_start *st = NULL;
 	struct child_watch *w;
@@ -134,6 +136,7 @@ static napi_value js_compat_spawn(napi_env env, napi_callback_info info)
 	}
 	CHECK(napi_get_value_int32(env, argv[8], &s.sched.nice));
 	CHECK(napi_get_value_int32(env, argv[9], &s.sched.policy));
+	CHECK(napi_get_value_int32(env, argv[10], &s.sched.slice));
 	pid = start_child_async(&s, plan, &pidfd, &st);
 	if (pid < 0) {
 		result = num(env, pid);
@@ -341,6 +344,15 @@ static napi_value js_thread_set_slice(napi_env env, napi_callback_info info)
 	return num(env, spawnkit_thread_set_slice((uint64_t)ns));
 }
 
+static napi_value js_custom_slices(napi_env env, napi_callback_info info)
+{
+	napi_value b;
+
+	if (napi_get_boolean(env, spawnkit_kernel_has_custom_slices() == 1, &b) != napi_ok)
+		return NULL;
+	return b;
+}
+
 napi_status compat_binding_init(napi_env env, napi_value exports)
 {
 	const napi_property_descriptor props[] = {
@@ -349,6 +361,7 @@ napi_status compat_binding_init(napi_env env, napi_value exports)
 		{ "compatPipes", NULL, js_compat_pipes, NULL, NULL, NULL, napi_default, NULL },
 		{ "compatSettle", NULL, js_compat_settle, NULL, NULL, NULL, napi_default, NULL },
 		{ "threadSetSlice", NULL, js_thread_set_slice, NULL, NULL, NULL, napi_default, NULL },
+		{ "customSlices", NULL, js_custom_slices, NULL, NULL, NULL, napi_default, NULL },
 	};
 
 	return napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props);

@@ -102,6 +102,8 @@ int compat_plan_build(struct compat_plan *p, const int *spec, int n,
 		spawnkit_action_fchdir(next_action(p), p->cwd_fd);
 	if (sched && sched->nice)
 		spawnkit_action_nice(next_action(p), sched->nice);
+	if (sched && sched->slice)
+		spawnkit_action_sched_slice(next_action(p), (uint32_t)sched->slice);
 	if (sched && sched->policy >= 0)
 		spawnkit_action_sched_policy(next_action(p), sched->policy);
 	return 0;

@@ -25,15 +25,18 @@
 #define COMPAT_IGNORE	(-2)	/* /dev/null for 0..2, nothing above */
 
 /* Two actions per slot (staging dup, final dup), two signal actions, cwd,
- * nice, policy. */
+ * nice, slice, policy. */
 #define COMPAT_MAX_SLOTS	100
-#define COMPAT_MAX_ACTIONS	(2 * COMPAT_MAX_SLOTS + 5)
+#define COMPAT_MAX_ACTIONS	(2 * COMPAT_MAX_SLOTS + 6)
 
-/* The scheduling attributes of an async start (register's childNice and
- * childPolicy): nice, a NICE action's increment (0: none); policy, a
- * SCHED_POLICY action's SCHED_* (-1: none).  The library checks both. */
+/* The scheduling attributes of an async start (register's childNice,
+ * childSliceMs and childPolicy): nice, a NICE action's increment (0: none);
+ * slice, a SCHED_SLICE action's ns (0: none); policy, a SCHED_POLICY
+ * action's SCHED_* (-1: none).  In that order: the slice before the policy
+ * (an idle task's slice cannot be set).  The library checks all three. */
 struct compat_sched {
 	int nice;
+	int slice;
 	int policy;
 };
 
@@ -49,8 +52,8 @@ struct compat_plan {
 };
 
 /* spec[i]: COMPAT_PIPE, COMPAT_IGNORE or a parent fd (>= 0).  Makes the
- * socketpairs and opens cwd; sched: the NICE and SCHED_POLICY actions to
- * add last (NULL: none).  0 or -errno (then nothing is left open). */
+ * socketpairs and opens cwd; sched: the NICE, SCHED_SLICE and SCHED_POLICY
+ * actions to add last (NULL: none).  0 or -errno (then nothing is left open). */
 int compat_plan_build(struct compat_plan *p, const int *spec, int n,
 		      const char *cwd, const struct compat_sched *sched);
 

@@ -91,7 +91,7 @@ nativeTest('registerOptions({childNice}) applies to the starts made after it', (
   })();`);
   assert.equal(r.status, 0, r.stderr);
   const { before, set, a, b, c } = JSON.parse(r.stdout);
-  const rest = { childPolicy: null, loopSliceMs: 0 };
+  const rest = { childPolicy: null, childSliceMs: 0, loopSliceMs: 0 };
   assert.deepEqual([before, set], [{ childNice: 0, ...rest }, { childNice: 4, ...rest }]);
   assert.equal(a.execFile, a.parent);
   assert.equal(b.execFile, Math.min(19, b.parent + 4));

@@ -18,6 +18,7 @@ const register = path.join(__dirname, '..', 'register.js');
 const spawnkit = path.join(__dirname, '..');
 const POLICY = 'SPAWNKIT_REGISTER_CHILD_POLICY';
 const SLICE = 'SPAWNKIT_REGISTER_LOOP_SLICE_MS';
+const CHILD_SLICE = 'SPAWNKIT_REGISTER_CHILD_SLICE_MS';
 const SCHED_OTHER = 0;
 const SCHED_IDLE = 5;
 
@@ -59,7 +60,7 @@ async function probe() {
 
 function runNode(code, env = {}) {
   const full = { ...process.env, ...env };
-  for (const k of [POLICY, SLICE, 'SPAWNKIT_REGISTER_CHILD_NICE']) if (!(k in env)) delete full[k];
+  for (const k of [POLICY, SLICE, CHILD_SLICE, 'SPAWNKIT_REGISTER_CHILD_NICE']) if (!(k in env)) delete full[k];
   return spawnSync(process.execPath, ['-r', register, '-e', PROBE + code],
     { encoding: 'utf8', env: full, timeout: 60_000 });
 }
@@ -76,7 +77,7 @@ const schedTest = (name, fn) => nativeTest(name, { skip: !hasProcSched && 'no /p
 
 schedTest('by default every child has its parent\'s policy and the default slice', () => {
   const [p, opts] = probeWith({});
-  assert.deepEqual(opts, { childNice: 0, childPolicy: null, loopSliceMs: 0 });
+  assert.deepEqual(opts, { childNice: 0, childPolicy: null, childSliceMs: 0, loopSliceMs: 0 });
   assert.deepEqual(p.parent, { policy: SCHED_OTHER, slice: DEFAULT_SLICE });
   for (const k of [...ASYNC, ...SYNC]) assert.deepEqual(p[k], p.parent, k);
 });
@@ -113,6 +114,22 @@ schedTest('SPAWNKIT_REGISTER_LOOP_SLICE_MS=8: the loop thread\'s slice, no child
   for (const k of SYNC) assert.deepEqual(q[k], { policy: SCHED_OTHER, slice: DEFAULT_SLICE }, k);
 });
 
+schedTest('SPAWNKIT_REGISTER_CHILD_SLICE_MS=8: the async children\'s slice (and theirs), the sync ones\' and the loop\'s not', () => {
+  const [p, opts] = probeWith({ [CHILD_SLICE]: '8' });
+  assert.equal(opts.childSliceMs, 8);
+  assert.deepEqual(p.parent, { policy: SCHED_OTHER, slice: DEFAULT_SLICE });
+  for (const k of ASYNC) assert.deepEqual(p[k], { policy: SCHED_OTHER, slice: 8_000_000 }, k);
+  for (const k of SYNC) assert.deepEqual(p[k], { policy: SCHED_OTHER, slice: DEFAULT_SLICE }, k);
+  // the slice is set before the policy: batch children keep it
+  const [q] = probeWith({ [CHILD_SLICE]: '8', [POLICY]: 'batch' });
+  for (const k of ASYNC) assert.deepEqual(q[k], { policy: 3, slice: 8_000_000 }, k);
+  // idle ones too (the kernel shows no se.slice for them); all three settings
+  const [i, o] = probeWith({ [CHILD_SLICE]: '8', [POLICY]: 'idle', [SLICE]: '8' });
+  assert.deepEqual(o, { childNice: 0, childPolicy: 'idle', childSliceMs: 8, loopSliceMs: 8 });
+  assert.equal(i.parent.slice, 8_000_000);
+  for (const k of ASYNC) assert.equal(i[k].policy, SCHED_IDLE, k);
+});
+
 schedTest('the slice is the registering thread\'s alone: the process\'s other threads keep theirs', () => {
   const r = runNode(`
     const me = fs.readFileSync('/proc/self/sched', 'utf8');
@@ -138,8 +155,8 @@ schedTest('registerOptions() sets them: the policy for starts after it, the slic
   })();`);
   assert.equal(r.status, 0, r.stderr);
   const { before, set, reset, a, b, c } = JSON.parse(r.stdout);
-  assert.deepEqual(before, { childNice: 0, childPolicy: null, loopSliceMs: 0 });
-  assert.deepEqual(set, { childNice: 0, childPolicy: 'idle', loopSliceMs: 4 });
+  assert.deepEqual(before, { childNice: 0, childPolicy: null, childSliceMs: 0, loopSliceMs: 0 });
+  assert.deepEqual(set, { childNice: 0, childPolicy: 'idle', childSliceMs: 0, loopSliceMs: 4 });
   assert.deepEqual(reset, before);
   assert.deepEqual([a.parent.slice, a.execFile.policy], [DEFAULT_SLICE, SCHED_OTHER]);
   assert.deepEqual([b.parent.slice, b.execFile.policy, b.execFileSync.policy], [4_000_000, SCHED_IDLE, SCHED_OTHER]);
@@ -157,16 +174,18 @@ test('a bad SPAWNKIT_REGISTER_CHILD_POLICY stops the start with an error naming 
   assert.equal(runNode('console.log("ran")', { [POLICY]: '' }).stdout, 'ran\n');
 });
 
-test('a bad SPAWNKIT_REGISTER_LOOP_SLICE_MS stops the start with a RangeError naming it', () => {
-  for (const bad of ['x', '0.05', '100.5', '101', '-1', '1e3', ' 4', '4ms', '.5']) {
-    const r = runNode('console.log("ran")', { [SLICE]: bad });
-    assert.notEqual(r.status, 0, bad);
-    assert.equal(r.stdout, '', bad);
-    assert.match(r.stderr, /RangeError.*SPAWNKIT_REGISTER_LOOP_SLICE_MS.*0\.1\.\.100/, bad);
-    assert.match(r.stderr, /ERR_OUT_OF_RANGE/, bad);
+test('a bad SPAWNKIT_REGISTER_LOOP_SLICE_MS or _CHILD_SLICE_MS stops the start with a RangeError naming it', () => {
+  for (const name of [SLICE, CHILD_SLICE]) {
+    for (const bad of ['x', '0.05', '100.5', '101', '-1', '1e3', ' 4', '4ms', '.5']) {
+      const r = runNode('console.log("ran")', { [name]: bad });
+      assert.notEqual(r.status, 0, bad);
+      assert.equal(r.stdout, '', bad);
+      assert.match(r.stderr, new RegExp(`RangeError.*${name}.*0\\.1\\.\\.100`), bad);
+      assert.match(r.stderr, /ERR_OUT_OF_RANGE/, bad);
+    }
+    assert.equal(runNode('console.log("ran")', { [name]: '' }).stdout, 'ran\n');
+    assert.equal(runNode('console.log("ran")', { [name]: '0' }).stdout, 'ran\n');
   }
-  assert.equal(runNode('console.log("ran")', { [SLICE]: '' }).stdout, 'ran\n');
-  assert.equal(runNode('console.log("ran")', { [SLICE]: '0' }).stdout, 'ran\n');
 });
 
 test('registerOptions() refuses bad values, setting none of a call\'s values', () => {
@@ -180,6 +199,8 @@ test('registerOptions() refuses bad values, setting none of a call\'s values', (
     [{ loopSliceMs: -1 }, 'ERR_OUT_OF_RANGE'], [{ loopSliceMs: NaN }, 'ERR_OUT_OF_RANGE'],
     [{ loopSliceMs: Infinity }, 'ERR_OUT_OF_RANGE'],
     [{ loopSliceMs: '4' }, 'ERR_INVALID_ARG_TYPE'], [{ loopSliceMs: null }, 'ERR_INVALID_ARG_TYPE'],
+    [{ childSliceMs: 0.05 }, 'ERR_OUT_OF_RANGE'], [{ childSliceMs: 101 }, 'ERR_OUT_OF_RANGE'],
+    [{ childSliceMs: '8' }, 'ERR_INVALID_ARG_TYPE'], [{ childPolicy: 'idle', childSliceMs: -1 }, 'ERR_OUT_OF_RANGE'],
     // one good value and one bad: neither is set
     [{ childPolicy: 'idle', loopSliceMs: 500 }, 'ERR_OUT_OF_RANGE'],
     [{ loopSliceMs: 4, childPolicy: 'fifo' }, 'ERR_INVALID_ARG_VALUE'],

@@ -27,6 +27,16 @@
 #include "common/sched_attr.h"
 #include "common/sys.h"
 
+SK_EXPORT int spawnkit_kernel_has_custom_slices(void)
+{
+	struct sk_sched_attr attr = { .size = sizeof(attr) };
+
+	/* (a real-time or deadline thread reports no slice either way) */
+	if (sk_syscall4(SYS_sched_getattr, 0, &attr, sizeof(attr), 0) < 0)
+		return 0;
+	return attr.sched_runtime != 0;
+}
+
 SK_EXPORT int spawnkit_thread_set_slice(uint64_t slice_ns)
 {
 	struct sk_sched_attr attr = { .size = sizeof(attr) };

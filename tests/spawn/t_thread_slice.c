@@ -234,13 +234,15 @@ TEST(other_threads_keep_theirs)
 }
 
 /* A kernel without custom slices: EOPNOTSUPP, nothing changed; where it
- * has them, the same call works (so this case asserts either way) */
+ * has them, the same call works (so this case asserts either way); the
+ * library's answer to "has it?" agrees */
 TEST(without_custom_slices_is_eopnotsupp)
 {
 	struct t_sched_attr before, after;
 	int ret;
 
 	ASSERT_EQ(t_sched_getattr(0, &before), 0);
+	CHECK_EQ(spawnkit_kernel_has_custom_slices(), before.runtime != 0);
 	ret = spawnkit_thread_set_slice(4 * MS);
 	ASSERT_EQ(t_sched_getattr(0, &after), 0);
 	if (before.runtime == 0) {

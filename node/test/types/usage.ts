@@ -16,7 +16,7 @@ async function main(): Promise<void> {
   // @ts-expect-error: childNice is a number
   registerOptions({ childNice: '10' });
   const pol: 'other' | 'batch' | 'idle' | null = registerOptions({ childPolicy: 'idle', loopSliceMs: 8 }).childPolicy;
-  const slice: number = registerOptions({ childPolicy: null }).loopSliceMs;
+  const slice: number = registerOptions({ childPolicy: null, childSliceMs: 8 }).loopSliceMs;
   void pol;
   void slice;
   // @ts-expect-error: not a policy register sets
