@@ -24,7 +24,7 @@ module.exports = {
   AbortError,
   // Starts routed through spawnkit / handed to stock by spawnkit/register.
   registerStats,
-  // register's settings: { childNice, childPolicy, loopSliceMs }
+  // register's settings: { childNice, childPolicy, childSliceMs, loopSliceMs }
   // (lib/register/options.js).
   registerOptions,
   // The addon resolves commands with the C library's PATH search (always,
