@@ -24,20 +24,19 @@
 // weight the event loop gets one share in 17 of the CPUs when it needs
 // them and waits behind its own tools.  A lower weight for the tools gives
 // the loop its share back (childNice); SCHED_IDLE tools give way at once
-// whenever the loop wakes (childPolicy 'idle'), and a longer slice lets the
-// loop's bursts of work end before a tick hands the CPU to a tool
-// (loopSliceMs).  They are opt-in because they are visible and sticky: the
+// whenever the loop wakes (childPolicy 'idle'), and longer slices (the
+// tools' and the loop's) let the loop's bursts of work end before a tick
+// hands the CPU to a tool (childSliceMs, loopSliceMs).  They are opt-in because they are visible and sticky: the
 // tools and everything they start keep the nice value or SCHED_IDLE, which
 // they cannot undo without privilege, and the loop thread keeps
 // reset-on-fork.
 //
-// Set by SPAWNKIT_REGISTER_CHILD_NICE, SPAWNKIT_REGISTER_CHILD_POLICY and
-// SPAWNKIT_REGISTER_CHILD_SLICE_MS, SPAWNKIT_REGISTER_LOOP_SLICE_MS (read
-// when register installs, so they
-// work with `node -r spawnkit/register`) or registerOptions({...}).  Sync
-// starts (spawnSync, execSync, execFileSync) keep the parent's nice value
-// and policy: the loop waits for those children, so slowing them slows
-// the loop.  Starts handed to stock child_process (registerStats().reasons)
+// Set by SPAWNKIT_REGISTER_CHILD_NICE, SPAWNKIT_REGISTER_CHILD_POLICY,
+// SPAWNKIT_REGISTER_CHILD_SLICE_MS and SPAWNKIT_REGISTER_LOOP_SLICE_MS (read
+// when register installs, so they work with `node -r spawnkit/register`) or
+// registerOptions({...}).  Sync starts (spawnSync, execSync, execFileSync)
+// keep the parent's nice value, policy and slice: the loop waits for those
+// children, so slowing them slows the loop.  Starts handed to stock child_process (registerStats().reasons)
 // keep them too: libuv has no such step.
 const { typeError, rangeError, schedPolicyValue, SCHED_POLICIES } = require('../run_options');
 const { addon: native } = require('./addon');
