@@ -80,6 +80,13 @@ export interface RunOptions extends Omit<SpawnOptions, 'stdio' | 'argv0' | 'kill
   /** Added to the child's nice value as `nice -n` does (-39..39; the result is clamped
    *  to -20..19; lowering it needs CAP_SYS_NICE): the child and all it starts. */
   nice?: number;
+  /**
+   * The child's scheduling policy: 'other', 'batch' or 'idle' (the ones that
+   * need no privilege; default: the caller's).  Its nice value is kept; an
+   * 'idle' child and all it starts stay SCHED_IDLE and get CPU time only when
+   * no normal task of their session (or cgroup) wants it.
+   */
+  schedPolicy?: 'other' | 'batch' | 'idle' | null;
   /** Start the child in this cgroup2 directory (must be writable); it is killed with the run. */
   cgroup?: string;
   /** stdin, stdout and stderr on a new pseudoterminal, the child's controlling terminal
@@ -238,8 +245,33 @@ export interface RegisterOptions {
    * tools do not hold the event loop off the CPU.  Not the sync calls'.
    */
   childNice: number;
+  /**
+   * 'other', 'batch' or 'idle' (default null: the parent's; or
+   * SPAWNKIT_REGISTER_CHILD_POLICY): the scheduling policy of the children
+   * of spawn, exec and execFile.  'idle' tools give way to the event loop
+   * whenever it wakes, and neither they nor theirs can leave SCHED_IDLE
+   * without privilege.  Not the sync calls'.
+   */
+  childPolicy: 'other' | 'batch' | 'idle' | null;
+  /**
+   * 0.1..100, or 0 (default: the kernel's; or SPAWNKIT_REGISTER_CHILD_SLICE_MS):
+   * the EEVDF slice in ms of those children, set before their policy (an
+   * 'idle' child keeps it).  Needs Linux 6.12 (the start fails with
+   * EOPNOTSUPP before).
+   */
+  childSliceMs: number;
+  /**
+   * 0.1..100, or 0 (default: the kernel's; or SPAWNKIT_REGISTER_LOOP_SLICE_MS):
+   * the EEVDF slice in ms of the thread that sets it (the event loop's),
+   * set at once; no thread or child inherits it (reset-on-fork).  Needs
+   * Linux 6.12 (EOPNOTSUPP before).
+   */
+  loopSliceMs: number;
 }
-/** Reads register's settings; with options, sets them for the starts from then on. */
+/**
+ * Reads register's settings; with options, sets them: childNice and
+ * childPolicy for the starts from then on, loopSliceMs at once.
+ */
 export function registerOptions(options?: Partial<RegisterOptions>): RegisterOptions;
 
 export interface WarmStats {

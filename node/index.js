@@ -24,7 +24,8 @@ module.exports = {
   AbortError,
   // Starts routed through spawnkit / handed to stock by spawnkit/register.
   registerStats,
-  // register's settings: { childNice } (lib/register/options.js).
+  // register's settings: { childNice, childPolicy, childSliceMs, loopSliceMs }
+  // (lib/register/options.js).
   registerOptions,
   // The addon resolves commands with the C library's PATH search (always,
   // since libspawnkit always has it; kept as part of the API).

@@ -4,13 +4,21 @@
 The same 16-tool mix as agent_tools.py (workload.py: the same calls, the
 same verified outputs), driven from a Node harness (node/bench/agent-worker.js)
 that holds a realistic resident size and keeps 16 calls in flight through
-child_process.execFile, as an agent CLI's tool runner does.  Three ways:
+child_process.execFile, as an agent CLI's tool runner does.  Four ways:
 
   stock          child_process as Node ships it (libuv forks the whole parent)
   register       the same code under `node -r spawnkit/register` (defaults)
   register-nice  the same with SPAWNKIT_REGISTER_CHILD_NICE=N (--nice, 10 by
                  default; 0 leaves this mode out): register's opt-in that
                  starts the tools N nice values above the harness
+  register-idle  the same with SPAWNKIT_REGISTER_CHILD_POLICY=idle,
+                 SPAWNKIT_REGISTER_CHILD_SLICE_MS=M (--idle-tool-slice, 8
+                 by default) and SPAWNKIT_REGISTER_LOOP_SLICE_MS=N
+                 (--idle-slice, 8 by default; 0 keeps a default slice;
+                 --no-idle leaves this mode out): register's opt-ins that
+                 start the tools SCHED_IDLE with a long slice of their own
+                 and give the loop thread a longer slice
+--modes picks some of them (stock is the speed-ups' reference).
 
 For each resident size (512 MiB and 2 GiB by default) and repetition, all
 run back to back, their order rotating.  Reported: calls/s and the
@@ -53,6 +61,11 @@ WORKER = REPO / "node" / "bench" / "agent-worker.js"
 REGISTER = REPO / "node" / "register.js"
 GOALS = {2048: (5.0, 5.0), 512: (2.0, None)}   # MiB: (min speed-up, max register p99 ms)
 NICE_ENV = "SPAWNKIT_REGISTER_CHILD_NICE"    # node/lib/register/options.js
+POLICY_ENV = "SPAWNKIT_REGISTER_CHILD_POLICY"
+SLICE_ENV = "SPAWNKIT_REGISTER_LOOP_SLICE_MS"
+CHILD_SLICE_ENV = "SPAWNKIT_REGISTER_CHILD_SLICE_MS"
+REGISTER_ENVS = (NICE_ENV, POLICY_ENV, SLICE_ENV, CHILD_SLICE_ENV)
+ALL_MODES = ("stock", "register", "register-nice", "register-idle")
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -64,6 +77,16 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--nice", type=int, default=10,
                    help="the register-nice mode's SPAWNKIT_REGISTER_CHILD_NICE (default 10; 0: no such mode)")
+    p.add_argument("--idle-slice", type=float, default=8.0,
+                   help="the register-idle mode's SPAWNKIT_REGISTER_LOOP_SLICE_MS (default 8; 0: the "
+                        "loop's default slice, the tools still SCHED_IDLE)")
+    p.add_argument("--idle-tool-slice", type=float, default=8.0,
+                   help="the register-idle mode's SPAWNKIT_REGISTER_CHILD_SLICE_MS (default 8; 0: the "
+                        "tools' default slice)")
+    p.add_argument("--no-idle", action="store_true", help="leave the register-idle mode out")
+    p.add_argument("--modes", default=None,
+                   help=f"comma-separated, of {','.join(ALL_MODES)} (default: all that --nice and "
+                        "--no-idle leave in); without stock there are no speed-ups")
     p.add_argument("--child-nice", type=int, default=None,
                    help="diagnostic: renice every tool to N right after its start, in both modes "
                         "(how much of the loop delay is the tools' competition for the CPU)")
@@ -102,7 +125,38 @@ def planned(a: argparse.Namespace, name: str) -> Iterator[tuple[Path, Path]]:
 
 
 def modes(a: argparse.Namespace) -> list[str]:
-    return ["stock", "register"] + (["register-nice"] if a.nice else [])
+    ms = ["stock", "register"] + (["register-nice"] if a.nice else []) + ([] if a.no_idle else ["register-idle"])
+    if a.modes is None:
+        return ms
+    want = [m for m in a.modes.split(",") if m]
+    bad = [m for m in want if m not in ms]
+    if bad or not want:
+        raise SystemExit(f"node_agent.py: --modes: {','.join(bad) or 'none'} not among {','.join(ms)}")
+    return [m for m in ms if m in want]
+
+
+def register_env(a: argparse.Namespace, mode: str) -> dict[str, str]:
+    """The environment a trial of mode runs with: register's settings for
+    its mode only, none inherited from ours."""
+    env = {k: v for k, v in os.environ.items() if k not in REGISTER_ENVS}
+    if mode == "register-nice":
+        env[NICE_ENV] = str(a.nice)
+    if mode == "register-idle":
+        env[POLICY_ENV] = "idle"
+        env[SLICE_ENV] = f"{a.idle_slice:g}"
+        env[CHILD_SLICE_ENV] = f"{a.idle_tool_slice:g}"
+    return env
+
+
+def check_options(a: argparse.Namespace, mode: str, got: dict) -> None:
+    """register's settings as the harness reported them are its mode's."""
+    want = {"childNice": a.nice if mode == "register-nice" else 0,
+            "childPolicy": "idle" if mode == "register-idle" else None,
+            "loopSliceMs": a.idle_slice if mode == "register-idle" else 0,
+            "childSliceMs": a.idle_tool_slice if mode == "register-idle" else 0}
+    for k, v in want.items():
+        if got.get(k) != v:
+            raise BenchFailure(f"{mode}: register's {k} is {got.get(k)!r}, not {v!r}")
 
 
 def run_trial(a: argparse.Namespace, mode: str, resident: int, plan: Path,
@@ -110,9 +164,7 @@ def run_trial(a: argparse.Namespace, mode: str, resident: int, plan: Path,
     """One trial; prefix: a command the harness runs under, worker_args:
     more options of agent-worker.js (sched_variants.py uses both)."""
     pre = ["-r", str(REGISTER)] if mode.startswith("register") else []
-    env = {k: v for k, v in os.environ.items() if k != NICE_ENV}
-    if mode == "register-nice":
-        env[NICE_ENV] = str(a.nice)
+    env = register_env(a, mode)
     cmd = [*prefix, a.node, *pre, str(WORKER), "--plan", str(plan), "--resident", str(resident),
            "--in-flight", str(a.in_flight), *worker_args]
     if a.child_nice is not None:
@@ -124,9 +176,8 @@ def run_trial(a: argparse.Namespace, mode: str, resident: int, plan: Path,
     t = json.loads(r.stdout)
     if mode != "stock" and (t["stats"] is None or t["stats"]["fallback"]):
         raise BenchFailure(f"register did not route every call: {t['stats']}")
-    want = a.nice if mode == "register-nice" else 0
-    if mode != "stock" and t["register_options"]["childNice"] != want:
-        raise BenchFailure(f"{mode}: register's childNice is {t['register_options']['childNice']}, not {want}")
+    if mode != "stock":
+        check_options(a, mode, t["register_options"])
     for k in QUANTILE_SETS:
         for q in QUANTILES:
             t[f"{k}_{q}"] = t[k][q]
@@ -196,22 +247,33 @@ def table(rows: list[dict], ms: list[str]) -> list[str]:
         want_x, want_p99 = GOALS.get(r["resident"], (None, None))
         for mode in ms:
             g = r[mode]
+            x = r["speedup"].get(mode)
             goals = []
             if mode != "stock" and want_x:
-                goals.append(f">={want_x:g}x {'met' if r['speedup'][mode] >= want_x else 'MISSED'}")
+                goals.append(f">={want_x:g}x " + ("not measured (no stock)" if x is None else
+                                                 "met" if x >= want_x else "MISSED"))
             if mode != "stock" and want_p99:
                 goals.append(f"p99<={want_p99:g} ms {'met' if g['p99_ms']['median'] <= want_p99 else 'MISSED'}")
+            xs = "-" if x is None else f"{x:.1f}x"
             out.append(f"{r['resident']:>6} MiB {mode:<13} {cell(g['calls_per_s'], '.0f'):>20}"
-                       f" {r['speedup'][mode]:>8.1f}x {cell(g['p99_ms'], '.1f'):>20}  " + ", ".join(goals))
+                       f" {xs:>9} {cell(g['p99_ms'], '.1f'):>20}  " + ", ".join(goals))
     return out
 
 
-def plot(rows: list[dict], ms: list[str], nice: int, path: str, title: str) -> None:
+def mode_label(a: argparse.Namespace, mode: str) -> str:
+    """How the plot's legend names a mode."""
+    return {"stock": "child_process", "register": "-r spawnkit/register",
+            "register-nice": f"-r spawnkit/register, {NICE_ENV}={a.nice}",
+            "register-idle": f"-r spawnkit/register, {POLICY_ENV}=idle, "
+                             f"{CHILD_SLICE_ENV}={a.idle_tool_slice:g}, {SLICE_ENV}={a.idle_slice:g}"}[mode]
+
+
+def plot(rows: list[dict], ms: list[str], a: argparse.Namespace, path: str, title: str) -> None:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.5))
+    fig, axes = plt.subplots(1, 2, figsize=(11, 5))
     labels = [f"{r['resident']} MiB" for r in rows]
     for ax, key, ylabel in ((axes[0], "calls_per_s", "tool calls/s"),
                             (axes[1], "p99_ms", "event loop delay p99, ms")):
@@ -221,20 +283,20 @@ def plot(rows: list[dict], ms: list[str], nice: int, path: str, title: str) -> N
             med = [r[mode][key]["median"] for r in rows]
             lo = [r[mode][key]["median"] - r[mode][key]["min"] for r in rows]
             hi = [r[mode][key]["max"] - r[mode][key]["median"] for r in rows]
-            label = {"stock": "child_process", "register": "-r spawnkit/register",
-                     "register-nice": f"-r spawnkit/register, {NICE_ENV}={nice}"}[mode]
-            bars = ax.bar(xs, med, w, yerr=[lo, hi], capsize=3, label=label)
+            bars = ax.bar(xs, med, w, yerr=[lo, hi], capsize=3, label=mode_label(a, mode))
             ax.bar_label(bars, fmt="%.1f" if key == "p99_ms" else "%.0f", fontsize=7, padding=2)
         ax.set_xticks(range(len(rows)), labels)
         ax.set_xlabel("resident size of the Node harness")
         ax.set_ylabel(f"{ylabel} (median; bars: min-max)")
         ax.grid(axis="y", alpha=0.3)
-        ax.legend(fontsize=8)
     axes[1].set_yscale("log")    # stock's seconds and register's milliseconds, both readable
     if any(r["resident"] in GOALS and GOALS[r["resident"]][1] for r in rows):
         axes[1].axhline(5.0, color="gray", linestyle=":", linewidth=1)
     fig.suptitle(title, fontsize=9)
-    fig.tight_layout()
+    # one legend for both, below them: the register modes' names are long
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0.06 * ((len(ms) + 1) // 2), 1, 1))
     fig.savefig(path, dpi=120)
 
 
@@ -264,12 +326,16 @@ def report(a: argparse.Namespace, sizes: list[int], ms: list[str], trials: list[
             keys = ["calls_per_s", "p99_ms", "p50_ms", "max_ms", "parent_cpu_ms_per_call"]
             keys += [f"{k}_{q}" for k in QUANTILE_SETS for q in QUANTILES]
             row[mode] = {k: summary(ts, k) for k in keys}
-        row["speedup"] = {m: row[m]["calls_per_s"]["median"] / row["stock"]["calls_per_s"]["median"] for m in ms}
+        row["speedup"] = ({m: row[m]["calls_per_s"]["median"] / row["stock"]["calls_per_s"]["median"] for m in ms}
+                          if "stock" in ms else {})
         rows.append(row)
     node_version = subprocess.run([a.node, "--version"], capture_output=True, text=True).stdout.strip()
     h = toolinfo.host()
     print()
-    niced = f", register-nice: {NICE_ENV}={a.nice}" if a.nice else ""
+    niced = f", register-nice: {NICE_ENV}={a.nice}" if "register-nice" in ms else ""
+    niced += (f", register-idle: {POLICY_ENV}=idle {CHILD_SLICE_ENV}={a.idle_tool_slice:g} "
+              f"{SLICE_ENV}={a.idle_slice:g}"
+              if "register-idle" in ms else "")
     niced += "" if a.child_nice is None else f", tools reniced to {a.child_nice} (diagnostic)"
     niced += ", tools replaced by cat (diagnostic)" if a.trivial else ""
     print(f"Node agent benchmark: {a.calls} calls of the agent-tools mix per run, {a.in_flight} in flight "
@@ -289,10 +355,13 @@ def report(a: argparse.Namespace, sizes: list[int], ms: list[str], trials: list[
     title = (f"agent-tools mix from a Node harness, {a.calls} calls, {a.in_flight} in flight, {a.reps} reps, "
              f"node {node_version}, Linux {h['kernel']}")
     Path(a.plot).parent.mkdir(parents=True, exist_ok=True)
-    plot(rows, ms, a.nice, a.plot, title)
+    plot(rows, ms, a, a.plot, title)
     print(f"\nplot: {a.plot}")
     Path(a.json).write_text(json.dumps({"host": h, "node": node_version, "calls": a.calls, "reps": a.reps,
                                         "modes": ms, "register_nice": a.nice,
+                                        "register_idle": None if a.no_idle else {
+                                            "child_policy": "idle", "child_slice_ms": a.idle_tool_slice,
+                                            "loop_slice_ms": a.idle_slice},
                                         "child_nice": a.child_nice, "trivial": a.trivial,
                                         "in_flight": a.in_flight, "summary": rows, "trials": trials}, indent=1) + "\n")
     print(f"json: {a.json}")

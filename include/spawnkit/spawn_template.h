@@ -49,10 +49,10 @@
 /*
  * spawnkit extensions of the action list (numbers appended after the
  * proposal's).  The user backend implements them all; the kernel series
- * SETSID..CGROUP since its process-attribute patch, not SETCTTY or NICE.
- * The kernel backend hands a spawn the kernel cannot run (SETCTTY, NICE, or
- * any of them on an older patched kernel) to the user backend (see
- * spawnkit.h).
+ * SETSID..CGROUP since its process-attribute patch, not SETCTTY, NICE,
+ * SCHED_POLICY or SCHED_SLICE.  The kernel backend hands a spawn the kernel
+ * cannot run (those four, or any of them on an older patched kernel) to the
+ * user backend (see spawnkit.h).
  *   SETSID     setsid(); every other field 0
  *   SETPGID    setpgid(0, fd): fd is the group (0: a new group led by the
  *              child); every other field 0
@@ -69,6 +69,19 @@
  *              -n does: clamped to -20..19, and lowering it needs
  *              CAP_SYS_NICE or RLIMIT_NICE; every other field 0.  User
  *              backend only (a kernel-backend spawn with it is handed off)
+ *   SCHED_POLICY  the child's scheduling policy becomes fd: SCHED_OTHER,
+ *              SCHED_BATCH or SCHED_IDLE (the policies that need no
+ *              privilege; any other EINVAL before anything starts), its
+ *              nice value and EEVDF slice kept; leaving SCHED_IDLE for
+ *              another needs CAP_SYS_NICE or RLIMIT_NICE (EPERM); every
+ *              other field 0.  User backend only, as NICE
+ *   SCHED_SLICE  the child's EEVDF slice becomes fd ns (100000..100000000,
+ *              0: the default), under the policy it has then (SCHED_OTHER
+ *              or SCHED_BATCH: EINVAL from the child if SCHED_IDLE, whose
+ *              slice the kernel leaves alone, so it goes before a
+ *              SCHED_POLICY to SCHED_IDLE, which keeps it); EOPNOTSUPP from
+ *              the child on a kernel without custom slices (before 6.12);
+ *              every other field 0.  User backend only, as NICE
  */
 #define SPAWN_TEMPLATE_ACTION_SETSID		7
 #define SPAWN_TEMPLATE_ACTION_SETPGID		8
@@ -77,6 +90,8 @@
 #define SPAWN_TEMPLATE_ACTION_CGROUP		11
 #define SPAWN_TEMPLATE_ACTION_SETCTTY		12
 #define SPAWN_TEMPLATE_ACTION_NICE		13
+#define SPAWN_TEMPLATE_ACTION_SCHED_POLICY	14
+#define SPAWN_TEMPLATE_ACTION_SCHED_SLICE	15
 /* The first extension number: types from here on are spawnkit's own. */
 #define SPAWN_TEMPLATE_ACTION_EXT_FIRST		SPAWN_TEMPLATE_ACTION_SETSID
 

@@ -176,6 +176,29 @@ int spawnkit_template_cache_max(void);
  */
 int spawnkit_pidfd_wait(int pidfd, int options, int *wstatus);
 
+/*
+ * The calling thread's EEVDF slice (sched_setattr(2)'s sched_runtime, Linux
+ * 6.12 and later): slice_ns from SPAWNKIT_THREAD_SLICE_MIN to _MAX, or 0 for
+ * the kernel's default back.  The thread keeps its policy (SCHED_OTHER or
+ * SCHED_BATCH) and nice value, and gets SCHED_FLAG_RESET_ON_FORK:
+ * no thread or process it creates from then on inherits the slice (nor a
+ * negative nice value or a real-time policy, as for every reset-on-fork
+ * task), and without CAP_SYS_NICE the flag stays set for good.  A longer
+ * slice lets the thread's bursts of work end before a tick reschedules it
+ * for an equal-weight task (spawnkit_thread_set_slice(3)).
+ * Returns 0 or -errno: EINVAL (slice_ns out of range; a SCHED_IDLE,
+ * real-time or deadline thread), EOPNOTSUPP (a kernel without custom slices: nothing
+ * changed), EPERM (a seccomp filter or LSM refusing sched_setattr).
+ */
+#define SPAWNKIT_THREAD_SLICE_MIN	100000ULL	/* 0.1 ms */
+#define SPAWNKIT_THREAD_SLICE_MAX	100000000ULL	/* 100 ms */
+int spawnkit_thread_set_slice(uint64_t slice_ns);
+/* 1 if the running kernel has custom slices (6.12 and later: the calling
+ * thread's sched_getattr reports its slice; asked of a SCHED_OTHER, BATCH
+ * or IDLE thread, as a real-time one has none), else 0; what the
+ * SCHED_SLICE action and spawnkit_thread_set_slice() need. */
+int spawnkit_kernel_has_custom_slices(void);
+
 /* The raw ABI form of spawn: flags are SPAWN_TEMPLATE_SPAWN_* (kernel
  * flags, so without REPORT_ERRNO the proposal's exit-status behaviour). */
 pid_t spawnkit_spawn_args(struct spawnkit_template *t,
@@ -298,7 +321,9 @@ static inline void spawnkit_action_sigset(struct spawn_template_action *a,
  * enabled for its children cannot hold processes); SETCTTY: ENOTTY (fd is
  * no terminal), EPERM (the child leads no session, or the terminal is
  * another session's), EBADF; NICE: EACCES (lowering the nice value without
- * CAP_SYS_NICE or RLIMIT_NICE).
+ * CAP_SYS_NICE or RLIMIT_NICE); SCHED_POLICY: EPERM (leaving SCHED_IDLE
+ * without CAP_SYS_NICE or RLIMIT_NICE); SCHED_SLICE: EINVAL (the child is
+ * SCHED_IDLE by then), EOPNOTSUPP (no custom slices: before Linux 6.12).
  */
 static inline void spawnkit_action_setsid(struct spawn_template_action *a)
 {
@@ -356,6 +381,27 @@ static inline void spawnkit_action_nice(struct spawn_template_action *a, int inc
 	memset(a, 0, sizeof(*a));
 	a->type = SPAWN_TEMPLATE_ACTION_NICE;
 	a->fd = inc;
+}
+
+/* policy: SCHED_OTHER, SCHED_BATCH or SCHED_IDLE (<sched.h>), the child's
+ * from then on, its nice value and slice kept; user backend only (handed
+ * off like NICE) */
+static inline void spawnkit_action_sched_policy(struct spawn_template_action *a, int policy)
+{
+	memset(a, 0, sizeof(*a));
+	a->type = SPAWN_TEMPLATE_ACTION_SCHED_POLICY;
+	a->fd = policy;
+}
+
+/* slice_ns: 0 (the default) or SPAWNKIT_THREAD_SLICE_MIN.._MAX, the
+ * child's slice, set under its policy then: before a SCHED_POLICY to
+ * SCHED_IDLE, which keeps it; user backend only (handed off like NICE) */
+static inline void spawnkit_action_sched_slice(struct spawn_template_action *a,
+					       uint32_t slice_ns)
+{
+	memset(a, 0, sizeof(*a));
+	a->type = SPAWN_TEMPLATE_ACTION_SCHED_SLICE;
+	a->fd = (int32_t)slice_ns;
 }
 
 #ifdef __cplusplus

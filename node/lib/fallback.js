@@ -10,7 +10,7 @@
 // kill of the child's process group (newSession, the default, starts it
 // detached).  After a kill the pipes get 1 s to close.  An orphan that left
 // the group (setsid) is not found: it cannot hang the call, but it lives on.
-// rlimits, umask, nice, cgroup and pty need the library: refused here.  No templates.
+// rlimits, umask, nice, schedPolicy, cgroup and pty need the library: refused here.  No templates.
 const childProcess = require('node:child_process');
 const path = require('node:path');
 const { HeadTail } = require('./fallback_capture');
@@ -39,7 +39,7 @@ function signal(pid, sig) {
 }
 
 function unavailable(opts) {
-  for (const key of ['rlimits', 'umask', 'nice', 'cgroup', 'pty']) {
+  for (const key of ['rlimits', 'umask', 'nice', 'schedPolicy', 'cgroup', 'pty']) {
     const v = opts[key];
     if (v === null || v === -1 || v === false || (Array.isArray(v) && v.length === 0)) continue;
     const err = new Error(`spawnkit: options.${key} needs the addon (the fallback backend has no C library)`);

@@ -14,6 +14,7 @@ const { execFileOver } = require('./exec_file');
 const { envPairs, checkString, prepareRun, watchAbort } = require('./options');
 const { runResult, OutputStreams } = require('./run_result');
 const native = require('./native');
+const { SCHED_POLICIES } = require('./run_options');
 
 const ESTALE = -116;
 const EACCES = -13;
@@ -66,6 +67,7 @@ function toSpec(t, file, args, opts) {
     rlimits: opts.rlimits,
     umask: opts.umask,
     nice: opts.nice ?? 0,
+    schedPolicy: opts.schedPolicy ? SCHED_POLICIES[opts.schedPolicy] : -1,
     cgroup: opts.cgroup,
     // the marker line at a line boundary in text mode; between the
     // bytes as they are for Buffers; marker: false joins them bare

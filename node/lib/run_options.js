@@ -107,6 +107,20 @@ function niceValue(v) {
   return v;
 }
 
+// The scheduling policies the library sets without privilege
+// (spawnkit_action_sched_policy(3)), by name, with the kernel's numbers
+// (linux/sched.h); it refuses any other (EINVAL) as well.
+const SCHED_POLICIES = Object.freeze({ other: 0, batch: 3, idle: 5 });
+const SCHED_POLICY_NAMES = `one of ${Object.keys(SCHED_POLICIES).map((k) => `'${k}'`).join(', ')}`;
+
+// A policy name, or null for none (undefined too).
+function schedPolicyValue(name, v) {
+  if (v === undefined || v === null) return null;
+  if (typeof v !== 'string') throw typeError(name, 'of type string', v);
+  if (!Object.hasOwn(SCHED_POLICIES, v)) throw valueError(name, v, `must be ${SCHED_POLICY_NAMES}`);
+  return v;
+}
+
 function encodingValue(v) {
   if (v === undefined) return 'utf8';
   if (v === null || v === 'buffer') return 'buffer';
@@ -233,10 +247,13 @@ function runOptions(options) {
     rlimits: rlimitList(opts.rlimits),
     umask: umaskValue(opts.umask),
     nice: niceValue(opts.nice),
+    schedPolicy: schedPolicyValue('options.schedPolicy', opts.schedPolicy),
     cgroup,
     warm,
     preload: preloadValue(opts.preload),
   };
 }
 
-module.exports = { runOptions, RLIMITS, DEFAULT_MAX_BUFFER, typeError, rangeError };
+module.exports = {
+  runOptions, RLIMITS, SCHED_POLICIES, DEFAULT_MAX_BUFFER, typeError, rangeError, valueError, schedPolicyValue,
+};

@@ -6,16 +6,21 @@
  * compat_plan's stdio and, for spawnSync, run sync_wait.
  *
  *   compatSpawn(tmpl, argv[], envp[], cwd|null, spec[], detached, onExit,
- *               onSpawn, nice) -> [pid, child, fds[], pending] | -errno
+ *               onSpawn, nice, policy, slice) -> [pid, child, fds[], pending] | -errno
  *       returns before the child's exec (spawnkit_spawn_start(3)); if
  *       pending, onSpawn(0 | -errno) says later how the exec went, always
  *       before onExit (which a failed exec does not get); nice: the
- *       increment of the child's nice value (a NICE action), 0 for none
+ *       increment of the child's nice value (a NICE action), 0 for none;
+ *       policy: the child's SCHED_* (a SCHED_POLICY action), -1 for none;
+ *       slice: the child's slice in ns (a SCHED_SLICE action), 0 for none
  *   compatSpawnSync(tmpl, argv[], envp[], cwd|null, spec[], detached,
  *                   readable[], inputs[], timeoutMs, maxBuffer, killSignal)
  *       -> [pid, exited, status, termsig, error, outputs[]] | -errno
  *   compatPipes(spec[]) -> fds[] | -errno   (see js_compat_pipes)
  *   compatSettle(child) -> 1 | 0 | -errno   (see js_compat_settle)
+ *   threadSetSlice(ns) -> 0 | -errno   the calling thread's EEVDF slice
+ *       (spawnkit_thread_set_slice(3)): register's loopSliceMs
+ *   customSlices() -> bool   spawnkit_kernel_has_custom_slices(3)
  *
  * spec[i] is COMPAT_PIPE (-1), COMPAT_IGNORE (-2) or a parent fd; detached
  * (a new session) is SPAWNKIT_SPAWN_SETSID, -EOPNOTSUPP where the backend
@@ -40,7 +45,7 @@ struct start {
 	int spec[COMPAT_MAX_SLOTS];
 	int n;
 	bool detached;
-	int nice;	/* compatSpawn's: a NICE action's increment, or 0 */
+	struct compat_sched sched;	/* compatSpawn's; spawnSync's: none */
 };
 
 /* argv[0..5] of either call.  0, or -1 with an exception pending, or
@@ -52,6 +57,7 @@ static int start_parse(napi_env env, napi_value *argv, struct start *s)
 	int r;
 
 	memset(s, 0, sizeof(*s));
+	s->sched.policy = -1;	/* none unless compatSpawn passes one */
 	r = spawn_call_parse(env, argv, &s->c);
 	if (r < 0)
 		return r;
@@ -81,7 +87,7 @@ static pid_t start_child(struct start *s, struct compat_plan *plan, int *pidfd)
 	pid_t pid;
 	int r;
 
-	r = compat_plan_build(plan, s->spec, s->n, s->c.cwd, s->nice);
+	r = compat_plan_build(plan, s->spec, s->n, s->c.cwd, &s->sched);
 	if (r < 0)
 		return r;
 	pid = spawnkit_spawn(s->c.box->t, s->c.argv, s->c.envp, plan->actions,
@@ -98,7 +104,7 @@ static pid_t start_child_async(struct start *s, struct compat_plan *plan, int *p
 	pid_t pid;
 	int r;
 
-	r = compat_plan_build(plan, s->spec, s->n, s->c.cwd, s->nice);
+	r = compat_plan_build(plan, s->spec, s->n, s->c.cwd, &s->sched);
 	if (r < 0)
 		return r;
 	pid = spawnkit_spawn_start(s->c.box->t, s->c.argv, s->c.envp, plan->actions,
@@ -109,8 +115,8 @@ static pid_t start_child_async(struct start *s, struct compat_plan *plan, int *p
 
 static napi_value js_compat_spawn(napi_env env, napi_callback_info info)
 {
-	size_t argc = 9;
-	napi_value argv[9], result = NULL, ext, fds, pending;
+	size_t argc = 11;
+	napi_value argv[11], result = NULL, ext, fds, pending;
 	struct compat_plan *plan = malloc(sizeof(*plan));
 	struct spawnkit_start *st = NULL;
 	struct child_watch *w;
@@ -128,7 +134,9 @@ static napi_value js_compat_spawn(napi_env env, napi_callback_info info)
 			result = num(env, r);
 		goto out;
 	}
-	CHECK(napi_get_value_int32(env, argv[8], &s.nice));
+	CHECK(napi_get_value_int32(env, argv[8], &s.sched.nice));
+	CHECK(napi_get_value_int32(env, argv[9], &s.sched.policy));
+	CHECK(napi_get_value_int32(env, argv[10], &s.sched.slice));
 	pid = start_child_async(&s, plan, &pidfd, &st);
 	if (pid < 0) {
 		result = num(env, pid);
@@ -303,7 +311,7 @@ static napi_value js_compat_pipes(napi_env env, napi_callback_info info)
 		if (spec[i] != COMPAT_PIPE)
 			spec[i] = COMPAT_IGNORE;
 	}
-	r = compat_plan_build(plan, spec, (int)n, NULL, 0);
+	r = compat_plan_build(plan, spec, (int)n, NULL, NULL);
 	if (r < 0) {
 		fds = num(env, r);
 		goto out;
@@ -320,6 +328,31 @@ napi_fail:
 	goto out;
 }
 
+/* threadSetSlice(ns): spawnkit_thread_set_slice on the calling thread (the
+ * one whose event loop runs this); lib/register/options.js checks ns. */
+static napi_value js_thread_set_slice(napi_env env, napi_callback_info info)
+{
+	size_t argc = 1;
+	napi_value argv[1];
+	double ns;
+
+	if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok ||
+	    napi_get_value_double(env, argv[0], &ns) != napi_ok)
+		return NULL;
+	if (!(ns >= 0 && ns <= (double)SPAWNKIT_THREAD_SLICE_MAX))
+		return num(env, -EINVAL);
+	return num(env, spawnkit_thread_set_slice((uint64_t)ns));
+}
+
+static napi_value js_custom_slices(napi_env env, napi_callback_info info)
+{
+	napi_value b;
+
+	if (napi_get_boolean(env, spawnkit_kernel_has_custom_slices() == 1, &b) != napi_ok)
+		return NULL;
+	return b;
+}
+
 napi_status compat_binding_init(napi_env env, napi_value exports)
 {
 	const napi_property_descriptor props[] = {
@@ -327,6 +360,8 @@ napi_status compat_binding_init(napi_env env, napi_value exports)
 		{ "compatSpawnSync", NULL, js_compat_spawn_sync, NULL, NULL, NULL, napi_default, NULL },
 		{ "compatPipes", NULL, js_compat_pipes, NULL, NULL, NULL, napi_default, NULL },
 		{ "compatSettle", NULL, js_compat_settle, NULL, NULL, NULL, napi_default, NULL },
+		{ "threadSetSlice", NULL, js_thread_set_slice, NULL, NULL, NULL, napi_default, NULL },
+		{ "customSlices", NULL, js_custom_slices, NULL, NULL, NULL, napi_default, NULL },
 	};
 
 	return napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props);

@@ -27,7 +27,7 @@ static void add_signal_reset(struct compat_plan *p)
 }
 
 int compat_plan_build(struct compat_plan *p, const int *spec, int n,
-		      const char *cwd, int nice)
+		      const char *cwd, const struct compat_sched *sched)
 {
 	int src[COMPAT_MAX_SLOTS], stage, err, sv[2];
 
@@ -100,8 +100,12 @@ int compat_plan_build(struct compat_plan *p, const int *spec, int n,
 	}
 	if (p->cwd_fd >= 0)
 		spawnkit_action_fchdir(next_action(p), p->cwd_fd);
-	if (nice)
-		spawnkit_action_nice(next_action(p), nice);
+	if (sched && sched->nice)
+		spawnkit_action_nice(next_action(p), sched->nice);
+	if (sched && sched->slice)
+		spawnkit_action_sched_slice(next_action(p), (uint32_t)sched->slice);
+	if (sched && sched->policy >= 0)
+		spawnkit_action_sched_policy(next_action(p), sched->policy);
 	return 0;
 fail:
 	compat_plan_finish(p, 0);

@@ -25,9 +25,20 @@
 #define COMPAT_IGNORE	(-2)	/* /dev/null for 0..2, nothing above */
 
 /* Two actions per slot (staging dup, final dup), two signal actions, cwd,
- * nice. */
+ * nice, slice, policy. */
 #define COMPAT_MAX_SLOTS	100
-#define COMPAT_MAX_ACTIONS	(2 * COMPAT_MAX_SLOTS + 4)
+#define COMPAT_MAX_ACTIONS	(2 * COMPAT_MAX_SLOTS + 6)
+
+/* The scheduling attributes of an async start (register's childNice,
+ * childSliceMs and childPolicy): nice, a NICE action's increment (0: none);
+ * slice, a SCHED_SLICE action's ns (0: none); policy, a SCHED_POLICY
+ * action's SCHED_* (-1: none).  In that order: the slice before the policy
+ * (an idle task's slice cannot be set).  The library checks all three. */
+struct compat_sched {
+	int nice;
+	int slice;
+	int policy;
+};
 
 struct compat_plan {
 	struct spawn_template_action actions[COMPAT_MAX_ACTIONS];
@@ -41,10 +52,10 @@ struct compat_plan {
 };
 
 /* spec[i]: COMPAT_PIPE, COMPAT_IGNORE or a parent fd (>= 0).  Makes the
- * socketpairs and opens cwd; nice: a NICE action's increment (0: none).
- * 0 or -errno (then nothing is left open). */
+ * socketpairs and opens cwd; sched: the NICE, SCHED_SLICE and SCHED_POLICY
+ * actions to add last (NULL: none).  0 or -errno (then nothing is left open). */
 int compat_plan_build(struct compat_plan *p, const int *spec, int n,
-		      const char *cwd, int nice);
+		      const char *cwd, const struct compat_sched *sched);
 
 /* After spawn: close the child's ends and cwd; if !started, ours too. */
 void compat_plan_finish(struct compat_plan *p, int started);

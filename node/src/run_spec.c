@@ -79,7 +79,7 @@ int run_spec_read(napi_env env, napi_value spec, struct run_spec *j)
 	uint32_t n;
 	bool yes;
 	double caps[4], d[3];
-	int32_t mask, inc;
+	int32_t mask, inc, policy;
 	struct template_box *b;
 
 	spawnkit_run_opts_init(o);
@@ -162,7 +162,8 @@ int run_spec_read(napi_env env, napi_value spec, struct run_spec *j)
 	o->no_output_timeout_ms = ms_prop(env, spec, "noOutputTimeoutMs");
 	o->wait_delay_ms = ms_prop(env, spec, "waitDelayMs");
 	/* extra actions: signals as libuv's children have them (Node ignores
-	 * SIGPIPE; an ignored signal would survive exec), rlimits, umask, nice */
+	 * SIGPIPE; an ignored signal would survive exec), rlimits, umask, nice,
+	 * policy (the library checks each) */
 	o->nr_actions = signal_reset_actions(j->act, &j->sig, NSIG);
 	if (prop(env, spec, "rlimits", &v, &t) || napi_get_array_length(env, v, &n) != napi_ok)
 		return 1;
@@ -190,6 +191,10 @@ int run_spec_read(napi_env env, napi_value spec, struct run_spec *j)
 		return 1;
 	if (inc)
 		spawnkit_action_nice(&j->act[o->nr_actions++], inc);
+	if (prop(env, spec, "schedPolicy", &v, &t) || napi_get_value_int32(env, v, &policy) != napi_ok)
+		return 1;
+	if (policy >= 0)
+		spawnkit_action_sched_policy(&j->act[o->nr_actions++], policy);
 	o->actions = j->act;
 	/* directories: opened here, on the loop (a missing one fails the
 	 * call before anything starts, as a bad cwd does for child_process) */

@@ -16,7 +16,7 @@ struct run_spec {
 	struct spawnkit_run_opts o;
 	char **argv, **envp;
 	char *input, *preload;
-	struct spawn_template_action act[2 + RLIM_NLIMITS + 2];	/* signals, rlimits, umask, nice */
+	struct spawn_template_action act[2 + RLIM_NLIMITS + 3];	/* signals, rlimits, umask, nice, policy */
 	struct signal_reset sig;
 	struct spawn_template_rlimit rl[RLIM_NLIMITS];
 	napi_ref tmpl;			/* keeps the template's External alive */

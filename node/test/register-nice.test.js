@@ -91,7 +91,8 @@ nativeTest('registerOptions({childNice}) applies to the starts made after it', (
   })();`);
   assert.equal(r.status, 0, r.stderr);
   const { before, set, a, b, c } = JSON.parse(r.stdout);
-  assert.deepEqual([before, set], [{ childNice: 0 }, { childNice: 4 }]);
+  const rest = { childPolicy: null, childSliceMs: 0, loopSliceMs: 0 };
+  assert.deepEqual([before, set], [{ childNice: 0, ...rest }, { childNice: 4, ...rest }]);
   assert.equal(a.execFile, a.parent);
   assert.equal(b.execFile, Math.min(19, b.parent + 4));
   assert.equal(b.execFileSync, b.parent);

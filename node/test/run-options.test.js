@@ -43,6 +43,27 @@ nativeTest('nice raises the nice value of the child and of what it starts, clamp
   assert.equal(require('node:os').getPriority(), ours);
 });
 
+// the "policy" line of each /proc/PID/sched in out
+const policies = (out) => [...out.matchAll(/^policy\s*:\s*(\d+)/gm)].map((m) => Number(m[1]));
+
+nativeTest('schedPolicy is the child\'s and what it starts\', its nice value kept, ours untouched', {
+  skip: !fs.existsSync('/proc/self/sched') && 'no /proc/PID/sched',
+}, async () => {
+  const os = require('node:os');
+  const probe = ['-c', 'cat /proc/$$/sched; sh -c \'cat /proc/$$/sched\'; nice'];
+  const want = Math.min(19, os.getPriority() + 2);
+  for (const [name, num] of [['idle', 5], ['batch', 3], ['other', 0]]) {
+    const r = await sk.run('sh', probe, { schedPolicy: name, nice: 2 });
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(policies(r.stdout), [num, num], name);
+    assert.equal(r.stdout.trim().split('\n').at(-1), String(want), name);
+    const f = await sk.execFile('sh', probe, { schedPolicy: name });
+    assert.deepEqual(policies(f.stdout), [num, num], `execFile ${name}`);
+  }
+  assert.deepEqual(policies((await sk.run('sh', probe, { schedPolicy: null })).stdout), [0, 0]);
+  assert.equal(fs.readFileSync('/proc/self/sched', 'utf8').match(/^policy\s*:\s*(\d+)/m)[1], '0');
+});
+
 nativeTest('cgroup: anything but a writable cgroup2 directory is a clear error', async (t) => {
   const dir = makeTmpDir(t);
   for (const [cg, code] of [[dir, 'EINVAL'], [path.join(dir, 'missing'), 'ENOENT']]) {
@@ -115,6 +136,11 @@ const BAD = [
   [{ nice: -40 }, 'ERR_OUT_OF_RANGE'],
   [{ nice: 1.5 }, 'ERR_OUT_OF_RANGE'],
   [{ nice: '5' }, 'ERR_INVALID_ARG_TYPE'],
+  [{ schedPolicy: 'fifo' }, 'ERR_INVALID_ARG_VALUE'],
+  [{ schedPolicy: 'IDLE' }, 'ERR_INVALID_ARG_VALUE'],
+  [{ schedPolicy: 'constructor' }, 'ERR_INVALID_ARG_VALUE'],
+  [{ schedPolicy: 5 }, 'ERR_INVALID_ARG_TYPE'],
+  [{ schedPolicy: true }, 'ERR_INVALID_ARG_TYPE'],
   [{ cgroup: 5 }, 'ERR_INVALID_ARG_TYPE'],
   [{ cgroup: '' }, 'ERR_INVALID_ARG_VALUE'],
   [{ cgroup: '/sys/fs/cgroup\u0000x' }, 'ERR_INVALID_ARG_VALUE'],
@@ -148,8 +174,8 @@ test('every bad option value is refused with a Node-style code, in run() and exe
 
 test('the fallback refuses what needs the C library, by name', async () => {
   const fb = require('../lib/fallback');
-  for (const opts of [{ rlimits: { nofile: 10 } }, { umask: 0o22 }, { nice: 5 }, { cgroup: '/sys/fs/cgroup' },
-    { pty: true }]) {
+  for (const opts of [{ rlimits: { nofile: 10 } }, { umask: 0o22 }, { nice: 5 }, { schedPolicy: 'idle' },
+    { cgroup: '/sys/fs/cgroup' }, { pty: true }]) {
     await assert.rejects(fb.run('true', [], opts), { code: 'ERR_FEATURE_UNAVAILABLE_ON_PLATFORM' });
   }
   // the shared checks are the same in both

@@ -291,7 +291,7 @@ async def run(args: Argv, *, text: Optional[bool] = None, encoding: Optional[str
     Cancelling the task kills the child's whole tree.  warm: as run().
     The options (RunOptions) and their defaults are run()'s, output_limit
     included (1 MiB; None keeps all the output); rlimits, umask, nice,
-    cgroup, pty and truncation_marker are run()'s alone.
+    sched_policy, cgroup, pty and truncation_marker are run()'s alone.
 
     new_session: the child starts in a session of its own (the default,
     except with warm=True: a warm interpreter cannot start one), and what is

@@ -106,11 +106,13 @@ def warm_shutdown() -> None:
 
 def _preexec(signal_mask: Optional[Iterable[int]], default_signals: Iterable[int],
              limits: Sequence[Tuple[int, int, int]] = (),
-             nice: Optional[int] = None) -> Optional[Callable[[], None]]:
+             nice: Optional[int] = None,
+             policy: Optional[int] = None) -> Optional[Callable[[], None]]:
     """The child-side setup subprocess has no argument for (signals,
-    rlimits, nice); None (no preexec_fn, the fast path) when there is none."""
+    rlimits, nice, policy); None (no preexec_fn, the fast path) when there
+    is none."""
     defaults = list(default_signals)
-    if signal_mask is None and not defaults and not limits and not nice:
+    if signal_mask is None and not defaults and not limits and not nice and policy is None:
         return None
     mask = None if signal_mask is None else set(signal_mask)
 
@@ -126,6 +128,8 @@ def _preexec(signal_mask: Optional[Iterable[int]], default_signals: Iterable[int
         if nice:        # as the library's NICE action: clamped to -20..19
             value = min(19, max(-20, os.getpriority(os.PRIO_PROCESS, 0) + nice))
             os.setpriority(os.PRIO_PROCESS, 0, value)
+        if policy is not None:  # as the library's SCHED_POLICY action: nice kept
+            os.sched_setscheduler(0, policy, os.sched_param(0))
     return setup
 
 
@@ -218,7 +222,8 @@ def _popen(args: Any, *, executable: Any, stdin: Any, stdout: Any, stderr: Any,
            inherit_fds: bool, signal_mask: Optional[Iterable[int]],
            default_signals: Iterable[int], restore_signals: bool,
            new_session: bool = True, limits: Sequence[Tuple[int, int, int]] = (),
-           umask: int = -1, nice: Optional[int] = None) -> Process:
+           umask: int = -1, nice: Optional[int] = None,
+           policy: Optional[int] = None) -> Process:
     if isinstance(args, (str, bytes, os.PathLike)):
         args = [args]                              # a program name, as the binding takes it
     if not args:
@@ -226,7 +231,7 @@ def _popen(args: Any, *, executable: Any, stdin: Any, stdout: Any, stderr: Any,
     return Process(list(args), executable=executable, stdin=stdin, stdout=stdout,
                    stderr=stderr, cwd=_cwd_path(cwd), env=env, pass_fds=tuple(pass_fds),
                    close_fds=not inherit_fds, restore_signals=restore_signals,
-                   preexec_fn=_preexec(signal_mask, default_signals, limits, nice),
+                   preexec_fn=_preexec(signal_mask, default_signals, limits, nice, policy),
                    start_new_session=new_session, umask=umask)
 
 
@@ -375,14 +380,16 @@ def run(args: Any, *, input: Union[None, bytes, str] = None,
         preload: Any = (), wait_delay: Optional[float] = None, truncation_marker: bool = True,
         new_session: Optional[bool] = None, on_stdout: Optional[Callable[[Any], object]] = None,
         on_stderr: Optional[Callable[[Any], object]] = None, rlimits: Any = None,
-        umask: Optional[int] = None, nice: Optional[int] = None, cgroup: Any = None,
+        umask: Optional[int] = None, nice: Optional[int] = None,
+        sched_policy: Optional[int] = None, cgroup: Any = None,
         pty: bool = False, pty_size: Any = None) -> CompletedProcess[Any]:
     """spawnkit.run() (see _run.py) over subprocess.Popen, with the same
     options checked the same way.  warm and preload change only the speed
     of a call, never its result: here every call is cold.  What differs:
     no truncation marker (the library joins with one; here head and tail
     are joined as they are), and cgroup= and pty=True raise
-    OSError(EOPNOTSUPP)."""
+    OSError(EOPNOTSUPP), as sched_policy= does where os has no
+    sched_setscheduler (macOS)."""
     stdin, stdout, stderr, data, tp = run_params(
         input, stdin, stdout, stderr, capture_output, no_output_timeout,
         output_limit, text, encoding, errors, universal_newlines)
@@ -397,6 +404,10 @@ def run(args: Any, *, input: Union[None, bytes, str] = None,
     limits = opt.rlimits(rlimits)
     mask = opt.umask(umask)
     inc = opt.nice(nice)
+    policy = opt.sched_policy(sched_policy)
+    if policy is not None and not hasattr(os, "sched_setscheduler"):
+        raise OSError(errno.EOPNOTSUPP, "sched_policy= needs sched_setscheduler(2), "
+                      "which this platform does not have")
     if opt.check_bool("pty", pty) or pty_size is not None:
         opt.pty_size(pty_size)
         if not pty:
@@ -417,7 +428,7 @@ def run(args: Any, *, input: Union[None, bytes, str] = None,
                   cwd=cwd, env=env, pass_fds=pass_fds, inherit_fds=inherit_fds,
                   signal_mask=signal_mask, default_signals=default_signals,
                   restore_signals=restore_signals, new_session=session, limits=limits,
-                  umask=-1 if mask is None else mask, nice=inc)
+                  umask=-1 if mask is None else mask, nice=inc, policy=policy)
     streams = [proc.stdout, proc.stderr]
     out_fds = [None if f is None else f.fileno() for f in streams]
     captures: Dict[int, Capture] = {}

@@ -49,6 +49,7 @@ if TYPE_CHECKING:
         rlimits: Optional[opt.RlimitsArg]
         umask: Optional[int]
         nice: Optional[int]
+        sched_policy: Optional[int]
         cgroup: Union[None, int, StrOrBytesPath]
         pty: bool
         pty_size: Optional[Tuple[int, int]]
@@ -201,13 +202,13 @@ def _actions(o: Any, keep: List[Any], signal_mask: Optional[Iterable[int]],
              default_signals: Iterable[int], restore_signals: bool,
              pass_fds: Sequence[int], inherit_fds: bool,
              limits: List[Tuple[int, int, int]], mask: Optional[int],
-             nice: Optional[int] = None) -> bool:
+             nice: Optional[int] = None, policy: Optional[int] = None) -> bool:
     """Put the extra actions into o; True if fds are passed (INHERIT_FDS)."""
     defaults = list(default_signals)
     if not restore_signals:
         o.flags &= ~_RESTORE
     if (not defaults and signal_mask is None and not pass_fds and not limits and mask is None
-            and not nice):
+            and not nice and policy is None):
         return inherit_fds
     acts: List[Tuple[int, int, int, int, int]] = []
     if defaults:
@@ -220,7 +221,7 @@ def _actions(o: Any, keep: List[Any], signal_mask: Optional[Iterable[int]],
         if inherit_fds:
             pa = [a for a in pa if a[0] != lib.SPAWN_TEMPLATE_ACTION_CLOSE_RANGE]
         acts.extend(pa)
-    n = len(acts) + len(limits) + (mask is not None) + bool(nice)
+    n = len(acts) + len(limits) + (mask is not None) + bool(nice) + (policy is not None)
     arr = ffi.new("struct spawn_template_action[]", n)
     for i, a in enumerate(acts):
         arr[i] = a
@@ -235,6 +236,9 @@ def _actions(o: Any, keep: List[Any], signal_mask: Optional[Iterable[int]],
         i += 1
     if nice:
         lib.spawnkit_action_nice(arr + i, nice)
+        i += 1
+    if policy is not None:
+        lib.spawnkit_action_sched_policy(arr + i, policy)
     keep.append(arr)
     o.actions = arr
     o.nr_actions = n
@@ -355,7 +359,10 @@ def run(args: Argv, **options: Any) -> CompletedProcess[Any]:
         both}; umask: the child's umask; nice: added to the child's nice
         value as nice -n does (-39..39; the child and all it starts keep
         it; a negative one needs CAP_SYS_NICE, else PermissionError);
-        cgroup: a writable cgroup2 directory (path or fd) the child starts
+        sched_policy: the child's scheduling policy, os.SCHED_OTHER,
+        os.SCHED_BATCH or os.SCHED_IDLE (its nice value kept; SCHED_IDLE
+        sticks to it and all it starts, and gives way to every normal task
+        of its session or cgroup); cgroup: a writable cgroup2 directory (path or fd) the child starts
         in, killed whole at the end.
     pty: the child runs on a new pty, its controlling terminal, of
         pty_size=(rows, cols) (default 24 x 80); input is typed ahead, and
@@ -392,7 +399,7 @@ def _run_options(args: Argv, *, input: Union[None, bytes, str] = None,
                  on_stdout: Optional[Callable[[Any], object]] = None,
                  on_stderr: Optional[Callable[[Any], object]] = None,
                  rlimits: Optional[opt.RlimitsArg] = None, umask: Optional[int] = None,
-                 nice: Optional[int] = None,
+                 nice: Optional[int] = None, sched_policy: Optional[int] = None,
                  cgroup: Union[None, int, StrOrBytesPath] = None,
                  pty: bool = False, pty_size: Optional[Tuple[int, int]] = None,
                  warm: bool = False, preload: Optional[Sequence[str]] = None
@@ -520,11 +527,12 @@ def _run_options(args: Argv, *, input: Union[None, bytes, str] = None,
                 close_fds.append(o.cgroup_fd)
         if (restore_signals is not True or default_signals or signal_mask is not None
                 or pass_fds or inherit_fds is not False or rlimits is not None
-                or umask is not None or nice is not None):
+                or umask is not None or nice is not None or sched_policy is not None):
             if _actions(o, keep, signal_mask, default_signals,
                         opt.check_bool("restore_signals", restore_signals), pass_fds,
                         opt.check_bool("inherit_fds", inherit_fds),
-                        opt.rlimits(rlimits), opt.umask(umask), opt.nice(nice)):
+                        opt.rlimits(rlimits), opt.umask(umask), opt.nice(nice),
+                        opt.sched_policy(sched_policy)):
                 o.flags |= lib.SPAWNKIT_RUN_INHERIT_FDS
         argv_c = [ffi.new("char[]", a) for a in argv_b]
         argv_c.append(ffi.NULL)

@@ -11,7 +11,7 @@ import resource
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
 __all__ = ["RlimitsArg", "check_bool", "check_callback", "cgroup_fd", "milliseconds",
-           "nice", "pass_fds", "pty_size", "rlimits", "stdio_fd", "umask"]
+           "nice", "pass_fds", "pty_size", "rlimits", "sched_policy", "stdio_fd", "umask"]
 
 #: Milliseconds treated as no limit at all (about 11.5 days).
 _FOREVER_MS = 10 ** 9
@@ -138,6 +138,27 @@ def nice(value: Optional[int]) -> Optional[int]:
         raise TypeError(f"nice must be an int (an increment, as nice -n takes it) or None, not {value!r}")
     if not -39 <= value <= 39:
         raise ValueError(f"nice must be within -39..39, not {value}")
+    return value
+
+
+# The policies anyone may set (the library's SCHED_POLICY action takes no
+# other), by the kernel's numbers: os has no SCHED_BATCH/SCHED_IDLE where
+# the platform lacks them (the portable fallback then refuses the option).
+_SCHED_POLICIES = {getattr(os, "SCHED_OTHER", 0): "os.SCHED_OTHER",
+                   getattr(os, "SCHED_BATCH", 3): "os.SCHED_BATCH",
+                   getattr(os, "SCHED_IDLE", 5): "os.SCHED_IDLE"}
+
+
+def sched_policy(value: Optional[int]) -> Optional[int]:
+    """The child's scheduling policy, one the library sets without privilege
+    (spawnkit_action_sched_policy(3)); None keeps the caller's."""
+    if value is None:
+        return None
+    if not _is_int(value):
+        raise TypeError(f"sched_policy must be an int (os.SCHED_OTHER, os.SCHED_BATCH or "
+                        f"os.SCHED_IDLE) or None, not {value!r}")
+    if value not in _SCHED_POLICIES:
+        raise ValueError(f"sched_policy must be {', '.join(_SCHED_POLICIES.values())}, not {value}")
     return value
 
 

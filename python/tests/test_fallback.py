@@ -139,6 +139,11 @@ def test_new_run_options_in_the_fallback() -> None:
     assert _fallback.run(["nice"], nice=39).stdout == b"19\n"
     with pytest.raises(ValueError, match="nice"):
         _fallback.run(["true"], nice=40)
+    r = _fallback.run(["sh", "-c", "sed -n 's/^policy *: *//p' /proc/$$/sched"],
+                      sched_policy=os.SCHED_IDLE)
+    assert r.stdout.split() == [str(os.SCHED_IDLE).encode()]
+    with pytest.raises(ValueError, match="sched_policy"):
+        _fallback.run(["true"], sched_policy=1)
     r = _fallback.run(["sh", "-c", "sleep 100 & echo $!; exit 4"], wait_delay=0.3, timeout=60)
     assert r.returncode == 4 and wait_dead([int(r.stdout)])
     r = _fallback.run(["sh", "-c", "sleep 100 >/dev/null 2>&1 & echo $!"], timeout=60)

@@ -1,6 +1,6 @@
-"""rlimits=, umask=, nice= and cgroup= take effect in the child (library
-spawn actions, spawnkit_action_setrlimit/_umask/_nice and
-CLONE_INTO_CGROUP), and only there."""
+"""rlimits=, umask=, nice=, sched_policy= and cgroup= take effect in the
+child (library spawn actions, spawnkit_action_setrlimit/_umask/_nice/
+_sched_policy and CLONE_INTO_CGROUP), and only there."""
 from __future__ import annotations
 
 import os
@@ -74,6 +74,23 @@ def test_nice_raises_the_childs_value_and_its_childrens_clamped_at_19() -> None:
     assert spawnkit.run(["nice"], nice=39).stdout == b"19\n"
     assert spawnkit.run(["nice"], nice=0).stdout == f"{ours}\n".encode()
     assert os.getpriority(os.PRIO_PROCESS, 0) == ours
+
+
+def _policy_of(out: bytes) -> "list[int]":
+    """The "policy" lines of /proc/PID/sched files in out."""
+    return [int(line.split(b":")[1]) for line in out.splitlines() if line.startswith(b"policy")]
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/sched"), reason="no /proc/PID/sched")
+def test_sched_policy_is_the_childs_and_its_childrens_nice_kept() -> None:
+    ours = os.sched_getscheduler(0)
+    probe = ["sh", "-c", "cat /proc/$$/sched; sh -c 'cat /proc/$$/sched'; nice"]
+    for pol in (os.SCHED_IDLE, os.SCHED_BATCH, os.SCHED_OTHER):
+        r = spawnkit.run(probe, sched_policy=pol, nice=2)
+        assert _policy_of(r.stdout) == [pol, pol]
+        assert r.stdout.splitlines()[-1] == str(min(19, os.getpriority(os.PRIO_PROCESS, 0) + 2)).encode()
+    assert _policy_of(spawnkit.run(probe).stdout) == [ours, ours]
+    assert os.sched_getscheduler(0) == ours
 
 
 def test_umask_shapes_a_created_file(tmp_path: "os.PathLike[str]") -> None:

@@ -134,6 +134,18 @@ static int check_one(const struct spawn_template_action *a, struct sk_action *k,
 		    a->flags || a->arg)
 			return -EINVAL;
 		return 0;
+	case SPAWN_TEMPLATE_ACTION_SCHED_SLICE:
+		/* the range spawnkit_thread_set_slice() takes, or 0 */
+		if ((a->fd && (a->fd < SK_SLICE_MIN || a->fd > SK_SLICE_MAX)) ||
+		    a->newfd || a->flags || a->arg)
+			return -EINVAL;
+		return 0;
+	case SPAWN_TEMPLATE_ACTION_SCHED_POLICY:
+		/* the policies anyone may set; a real-time one or
+		 * SCHED_DEADLINE needs other fields and privilege */
+		if (!sk_sched_policy_ok(a->fd) || a->newfd || a->flags || a->arg)
+			return -EINVAL;
+		return 0;
 	default:
 		return -EINVAL;
 	}

@@ -11,6 +11,7 @@
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 
+#include "common/sched_attr.h"
 #include "common/sys.h"
 #include "spawn/child.h"
 #include "spawn/sched_hold.h"
@@ -212,6 +213,53 @@ static long add_nice(int inc)
 	return sk_syscall3(SYS_setpriority, PRIO_PROCESS, 0, val);
 }
 
+/*
+ * The policy alone: sched_setscheduler() keeps the nice value and, since
+ * the custom slices of 6.12, the slice (a custom one is carried over).  So
+ * the child keeps the slice it inherited: the parent's if the parent set one
+ * without reset-on-fork (what a plain fork gives), the default otherwise
+ * (spawnkit_thread_set_slice() sets reset-on-fork).  Changing the slice is
+ * not this action's business, and an idle task's slice rarely matters: any
+ * normal task's wake-up preempts it.  It runs after the sched hold's
+ * SCHED_OTHER (sk_sched_hold_child, before every action), so it is the
+ * policy the program gets; with NICE the order does not matter (the nice
+ * value is kept across the change, SCHED_IDLE only ignores it).
+ */
+static long set_policy(int policy)
+{
+	static const struct sched_param zero;
+
+	return sk_syscall3(SYS_sched_setscheduler, 0, policy, &zero);
+}
+
+/*
+ * The slice alone, under the policy the child has now and its nice value
+ * (sched_setattr takes both, so both are read first).  An idle task's slice
+ * the kernel leaves as it is, silently: EINVAL instead, the action belongs
+ * before SCHED_POLICY's SCHED_IDLE (which then keeps the slice).  A kernel
+ * without custom slices would take the value silently too; it reports a
+ * fair task's sched_runtime as 0 (6.12 and later: the slice), so
+ * EOPNOTSUPP then, before anything changed.
+ */
+static long set_slice(uint32_t ns)
+{
+	struct sk_sched_attr attr = { .size = sizeof(attr) };
+	long ret = sk_syscall4(SYS_sched_getattr, 0, &attr, sizeof(attr), 0);
+
+	if (ret < 0)
+		return ret;
+	if (attr.sched_policy != SCHED_OTHER && attr.sched_policy != SK_SCHED_BATCH)
+		return -EINVAL;
+	if (!attr.sched_runtime)
+		return -EOPNOTSUPP;	/* before 6.12: no slice reported */
+	attr.size = sizeof(attr);
+	attr.sched_flags = 0;	/* the child's own reset-on-fork is 0 */
+	attr.sched_runtime = ns;
+	attr.sched_priority = 0;
+	attr.sched_deadline = attr.sched_period = 0;
+	return sk_syscall3(SYS_sched_setattr, 0, &attr, 0);
+}
+
 /* spawnkit's extension actions: process attributes, no fd work.  CGROUP
  * was done by clone3 before the child ran. */
 static long run_ext_action(const struct sk_action *a)
@@ -235,6 +283,10 @@ static long run_ext_action(const struct sk_action *a)
 		return sk_syscall3(SYS_ioctl, a->fd, TIOCSCTTY, 0);
 	case SPAWN_TEMPLATE_ACTION_NICE:
 		return add_nice(a->fd);
+	case SPAWN_TEMPLATE_ACTION_SCHED_POLICY:
+		return set_policy(a->fd);
+	case SPAWN_TEMPLATE_ACTION_SCHED_SLICE:
+		return set_slice((uint32_t)a->fd);
 	}
 	return -EINVAL;	/* the parent checked the type: not reached */
 }

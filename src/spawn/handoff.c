@@ -3,16 +3,17 @@
  * handoff.c - spawns the kernel backend cannot run go to the user backend.
  *
  * spawnkit's extension actions SETSID, SETPGID, UMASK, SETRLIMIT and CGROUP
- * are in the kernel series since its process-attribute patch (SETCTTY and
- * NICE are not); a patched kernel from before that patch refuses them with
- * EINVAL, as it refuses any type it does not know.  Which kernel this is, is probed
+ * are in the kernel series since its process-attribute patch (SETCTTY, NICE,
+ * SCHED_POLICY and SCHED_SLICE are not); a patched kernel from before that patch
+ * refuses them with EINVAL, as it refuses any type it does not know.  Which kernel this is, is probed
  * once per process, on the first spawn that needs it, with no child started
  * (kernel_has_ext()).  On an older kernel, a spawn through a kernel-backend
  * template that uses any of them (or SPAWNKIT_SPAWN_SETSID) runs on a
  * user-backend "shadow" template made from the same path on first need and
  * kept with the template; types past the kernel's last
- * (SK_KERNEL_ACTION_LAST), i.e. SETCTTY and NICE, always go there.  A template made
- * from an fd has no path to make a shadow from: -EOPNOTSUPP.  The shadow
+ * (SK_KERNEL_ACTION_LAST), i.e. SETCTTY, NICE, SCHED_POLICY and SCHED_SLICE,
+ * always go there.  A template made from an fd has no path to make a shadow from:
+ * -EOPNOTSUPP.  The shadow
  * pins the file the path names when it is made; from then on the user
  * backend's own checks (ESTALE, EACCES) apply to it.
  */

@@ -11,7 +11,7 @@
 /* The last action type the kernel series implements. */
 #define SK_KERNEL_ACTION_LAST SPAWN_TEMPLATE_ACTION_CGROUP
 /* The last one the user backend implements. */
-#define SK_USER_ACTION_LAST SPAWN_TEMPLATE_ACTION_NICE
+#define SK_USER_ACTION_LAST SPAWN_TEMPLATE_ACTION_SCHED_SLICE
 
 /* 1 if the kernel-backend template t cannot run the spawn itself: an
  * extension action (or SK_SPAWN_SETSID) on a kernel that predates them

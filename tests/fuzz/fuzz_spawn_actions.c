@@ -7,7 +7,7 @@
  * valid memory from the input, an unmapped page, or a random address.
  * The validator must return 0, -EINVAL, -E2BIG or -EFAULT, never crash,
  * and an accepted action must satisfy the field rules of the ABI, the
- * spawnkit extensions (SETSID..NICE) included.
+ * spawnkit extensions (SETSID..SCHED_SLICE) included.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -68,6 +68,12 @@ static int accepted_ok(const struct sk_action *k)
 		       k->rlim[0] <= k->rlim[1];
 	case SPAWN_TEMPLATE_ACTION_NICE:
 		return k->fd >= -SK_NICE_SPAN && k->fd <= SK_NICE_SPAN && !k->newfd && !k->flags;
+	case SPAWN_TEMPLATE_ACTION_SCHED_POLICY:
+		return (k->fd == SCHED_OTHER || k->fd == SCHED_BATCH || k->fd == SCHED_IDLE) &&
+		       !k->newfd && !k->flags;
+	case SPAWN_TEMPLATE_ACTION_SCHED_SLICE:
+		return (!k->fd || (k->fd >= SK_SLICE_MIN && k->fd <= SK_SLICE_MAX)) &&
+		       !k->newfd && !k->flags;
 	default:
 		return 0;
 	}
@@ -94,7 +100,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		sets[i].sigsetsize = i == 3 ? 16 : 8;
 	}
 	for (i = 0; i < n; i++) {
-		acts[i].type %= 15;	/* mostly known types, some unknown */
+		acts[i].type %= 17;	/* mostly known types, some unknown */
 		if (acts[i].type == SPAWN_TEMPLATE_ACTION_SIGMASK ||
 		    acts[i].type == SPAWN_TEMPLATE_ACTION_SIGDEFAULT)
 			acts[i].arg = (acts[i].arg & 4) ? (uintptr_t)&sets[acts[i].arg % 4]

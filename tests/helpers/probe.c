@@ -8,8 +8,9 @@
  *
  * Prints: "argc N", "argv I ARG", "cwd PATH", "fd N" for each open fd,
  * "fdflags N HEX" (FD_CLOEXEC etc.), "sigblk HEX", "sigign HEX", "sched
- * POLICY NICE" (sched_getscheduler, getpriority), "env VAR=..." for each
- * variable, then does the requested extra steps.
+ * POLICY NICE" (sched_getscheduler, getpriority), "slice NS" (the EEVDF
+ * slice, sched_getattr's sched_runtime: 0 before Linux 6.12), "env
+ * VAR=..." for each variable, then does the requested extra steps.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -25,6 +26,23 @@
 #include <sys/syscall.h>
 
 extern char **environ;
+
+/* The thread's slice in ns (0: no custom slices in this kernel, or no
+ * sched_getattr), read as the UAPI's struct sched_attr, first version. */
+static unsigned long long slice_ns(void)
+{
+	struct {
+		uint32_t size, policy;
+		uint64_t flags;
+		int32_t nice;
+		uint32_t prio;
+		uint64_t runtime, deadline, period;
+	} attr = { .size = sizeof(attr) };
+
+	if (syscall(SYS_sched_getattr, 0, &attr, sizeof(attr), 0))
+		return 0;
+	return attr.runtime;
+}
 
 int main(int argc, char **argv)
 {
@@ -73,6 +91,7 @@ int main(int argc, char **argv)
 	printf("sigblk %llx\n", (unsigned long long)blk);
 	printf("sigign %llx\n", (unsigned long long)ign);
 	printf("sched %d %d\n", sched_getscheduler(0), getpriority(PRIO_PROCESS, 0));
+	printf("slice %llu\n", slice_ns());
 	for (i = 0; environ[i]; i++)
 		printf("env %s\n", environ[i]);
 	fflush(stdout);

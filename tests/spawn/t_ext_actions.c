@@ -2,10 +2,11 @@
 /*
  * spawnkit's extension actions SETSID, SETPGID, UMASK, SETRLIMIT and NICE,
  * seen from inside the child by the attrs helper, and the field rules of
- * all seven (CGROUP's placement is t_ext_cgroup, SETCTTY's t_ext_setctty).
- * On the kernel backend the kernel runs the first five, or on a kernel
- * without them they are handed to the user backend (SETCTTY and NICE
- * always are): the same results.
+ * all nine (CGROUP's placement is t_ext_cgroup, SETCTTY's t_ext_setctty,
+ * SCHED_POLICY's and SCHED_SLICE's t_ext_sched_policy).  On the kernel
+ * backend the kernel runs the first five, or on a kernel without them they
+ * are handed to the user backend (SETCTTY, NICE, SCHED_POLICY and
+ * SCHED_SLICE always are): the same results.
  */
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -18,21 +19,6 @@ static char *argv_attrs[] = { "attrs", NULL };
 static void run(const struct spawn_template_action *a, unsigned int n, struct run_result *r)
 {
 	spawn_capture(t, argv_attrs, environ, a, n, 0, r);
-}
-
-static long val(const struct run_result *r, const char *key)
-{
-	const char *p = r->out;
-	size_t n = strlen(key);
-
-	while (p && *p) {
-		if (!strncmp(p, key, n) && p[n] == ' ')
-			return strtol(p + n + 1, NULL, 10);
-		p = strchr(p, '\n');
-		if (p)
-			p++;
-	}
-	return -12345;
 }
 
 /* Every fixture here: the attrs helper's template as t (or the case
@@ -79,8 +65,8 @@ TEST_F(attrs, no_action_shares_our_session_and_group)
 
 	run(self->a, 0, r);
 	CHECK(r->pid > 0 && r->status == 0);
-	CHECK_EQ(val(r, "sid"), getsid(0));
-	CHECK_EQ(val(r, "pgid"), getpgid(0));
+	CHECK_EQ(dec_line(r, "sid"), getsid(0));
+	CHECK_EQ(dec_line(r, "pgid"), getpgid(0));
 }
 
 /* SETSID: a session and group of its own, led by the child */
@@ -91,9 +77,9 @@ TEST_F(attrs, setsid_makes_the_child_a_session_leader)
 	spawnkit_action_setsid(&self->a[0]);
 	run(self->a, 1, r);
 	CHECK(r->pid > 0 && r->status == 0);
-	CHECK_EQ(val(r, "sid"), r->pid);
-	CHECK_EQ(val(r, "pgid"), r->pid);
-	CHECK_EQ(val(r, "pid"), r->pid);
+	CHECK_EQ(dec_line(r, "sid"), r->pid);
+	CHECK_EQ(dec_line(r, "pgid"), r->pid);
+	CHECK_EQ(dec_line(r, "pid"), r->pid);
 }
 
 /* SETPGID 0: a group of its own in our session */
@@ -104,8 +90,8 @@ TEST_F(attrs, setpgid_zero_makes_a_group_in_our_session)
 	spawnkit_action_setpgid(&self->a[0], 0);
 	run(self->a, 1, r);
 	CHECK(r->pid > 0 && r->status == 0);
-	CHECK_EQ(val(r, "pgid"), r->pid);
-	CHECK_EQ(val(r, "sid"), getsid(0));
+	CHECK_EQ(dec_line(r, "pgid"), r->pid);
+	CHECK_EQ(dec_line(r, "sid"), getsid(0));
 }
 
 /* into our own group: allowed, same session (not nameable where our group
@@ -119,7 +105,7 @@ TEST_F(attrs, setpgid_into_our_own_group)
 	spawnkit_action_setpgid(&self->a[0], getpgid(0));
 	run(self->a, 1, r);
 	CHECK(r->pid > 0 && r->status == 0);
-	CHECK_EQ(val(r, "pgid"), getpgid(0));
+	CHECK_EQ(dec_line(r, "pgid"), getpgid(0));
 }
 
 TEST_F(attrs, umask_sets_the_childs_mask_not_ours)
@@ -163,19 +149,19 @@ TEST_F(attrs, nice_adds_to_the_childs_nice_value_not_ours)
 	spawnkit_action_nice(&self->a[0], 3);
 	run(self->a, 1, r);
 	CHECK(r->pid > 0 && r->status == 0);
-	CHECK_EQ(val(r, "nice"), ours + 3 > 19 ? 19 : ours + 3);
+	CHECK_EQ(dec_line(r, "nice"), ours + 3 > 19 ? 19 : ours + 3);
 	spawnkit_action_nice(&self->a[0], 39);
 	run(self->a, 1, r);
 	CHECK(r->pid > 0 && r->status == 0);
-	CHECK_EQ(val(r, "nice"), 19);
+	CHECK_EQ(dec_line(r, "nice"), 19);
 	/* two add up, in list order */
 	spawnkit_action_nice(&self->a[0], 1);
 	spawnkit_action_nice(&self->a[1], 1);
 	run(self->a, 2, r);
-	CHECK_EQ(val(r, "nice"), ours + 2 > 19 ? 19 : ours + 2);
+	CHECK_EQ(dec_line(r, "nice"), ours + 2 > 19 ? 19 : ours + 2);
 	spawnkit_action_nice(&self->a[0], 0);
 	run(self->a, 1, r);
-	CHECK_EQ(val(r, "nice"), ours);
+	CHECK_EQ(dec_line(r, "nice"), ours);
 	CHECK_EQ(getpriority(PRIO_PROCESS, 0), ours);
 }
 
@@ -214,7 +200,7 @@ TEST_F(attrs, nice_negative_lowers_it_with_the_privilege)
 	spawnkit_action_nice(&self->a[0], -2);
 	run(self->a, 1, r);
 	CHECK(r->pid > 0 && r->status == 0);
-	CHECK_EQ(val(r, "nice"), ours - 2);
+	CHECK_EQ(dec_line(r, "nice"), ours - 2);
 }
 
 /* and without the privilege it is setpriority's EACCES, from the child,
@@ -266,7 +252,7 @@ TEST_F(attrs, kernel_template_from_an_fd)
 	spawn_capture(tf, argv_attrs, environ, self->a, 1, 0, r);
 	if (kernel_has_ext_actions(tf)) {
 		CHECK(r->pid > 0 && r->status == 0);
-		CHECK_EQ(val(r, "sid"), r->pid);
+		CHECK_EQ(dec_line(r, "sid"), r->pid);
 	} else {
 		CHECK_ERR(r->pid, EOPNOTSUPP);
 	}
@@ -334,7 +320,7 @@ BAD(nice_above_39, 1, EINVAL, spawnkit_action_nice(&a[0], 40));
 BAD(nice_below_minus_39, 1, EINVAL, spawnkit_action_nice(&a[0], -40));
 BAD(nice_with_an_arg, 1, EINVAL, spawnkit_action_nice(&a[0], 1); a[0].arg = 8);
 BAD(type_past_the_last, 1, EINVAL,
-    memset(&a[0], 0, sizeof(a[0])); a[0].type = SPAWN_TEMPLATE_ACTION_NICE + 1);
+    memset(&a[0], 0, sizeof(a[0])); a[0].type = SPAWN_TEMPLATE_ACTION_SCHED_SLICE + 1);
 /* CGROUP's checks before anything starts */
 BAD(cgroup_negative_fd, 1, EINVAL, spawnkit_action_cgroup(&a[0], -1));
 BAD(cgroup_fd_not_open, 1, EBADF, spawnkit_action_cgroup(&a[0], 987));
@@ -373,6 +359,8 @@ FIXTURE_VARIANT_ADD(ext_type, setrlimit) { .type = SPAWN_TEMPLATE_ACTION_SETRLIM
 FIXTURE_VARIANT_ADD(ext_type, cgroup) { .type = SPAWN_TEMPLATE_ACTION_CGROUP };
 FIXTURE_VARIANT_ADD(ext_type, setctty) { .type = SPAWN_TEMPLATE_ACTION_SETCTTY };
 FIXTURE_VARIANT_ADD(ext_type, nice) { .type = SPAWN_TEMPLATE_ACTION_NICE };
+FIXTURE_VARIANT_ADD(ext_type, sched_policy) { .type = SPAWN_TEMPLATE_ACTION_SCHED_POLICY };
+FIXTURE_VARIANT_ADD(ext_type, sched_slice) { .type = SPAWN_TEMPLATE_ACTION_SCHED_SLICE };
 
 /* An otherwise valid action of the type (SETRLIMIT needs its limits). */
 FIXTURE_SETUP(ext_type)

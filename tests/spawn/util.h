@@ -55,6 +55,17 @@ static inline int wait_pidfd(int pidfd)
 	return status;
 }
 
+/* Read fd to its end into r->out (NUL-terminated, r->len bytes). */
+static inline void read_output(int fd, struct run_result *r)
+{
+	ssize_t got;
+
+	while (r->len < sizeof(r->out) - 1 &&
+	       (got = read(fd, r->out + r->len, sizeof(r->out) - 1 - r->len)) > 0)
+		r->len += got;
+	r->out[r->len] = '\0';
+}
+
 /*
  * Spawn argv from t with stdout on a pipe (DUP2 to 1 first, then the
  * caller's actions), read all output, wait.  r->pid < 0 is spawn's error.
@@ -66,7 +77,6 @@ static inline void spawn_capture(struct spawnkit_template *t, char *const argv[]
 {
 	struct spawn_template_action all[SPAWN_TEMPLATE_ACTIONS_MAX + 1];
 	int p[2], pidfd = -1;
-	ssize_t got;
 
 	memset(r, 0, sizeof(*r) - sizeof(r->out));
 	r->out[0] = '\0';
@@ -80,10 +90,7 @@ static inline void spawn_capture(struct spawnkit_template *t, char *const argv[]
 	r->pid = spawnkit_spawn(t, argv, envp, all, n + 1, flags, &pidfd);
 	close(p[1]);
 	if (r->pid > 0) {
-		while (r->len < sizeof(r->out) - 1 &&
-		       (got = read(p[0], r->out + r->len, sizeof(r->out) - 1 - r->len)) > 0)
-			r->len += got;
-		r->out[r->len] = '\0';
+		read_output(p[0], r);
 		r->status = wait_pidfd(pidfd);
 	}
 	close(p[0]);
@@ -111,20 +118,36 @@ static inline int has_line(const struct run_result *r, const char *fmt, ...)
 	return 0;
 }
 
-/* Value of the "key HEX" line, or ~0 if absent. */
-static inline unsigned long long hex_line(const struct run_result *r, const char *key)
+/* What follows "key " on the first line that starts so, or NULL. */
+static inline const char *line_value(const struct run_result *r, const char *key)
 {
 	const char *p = r->out;
 	size_t n = strlen(key);
 
 	while (p && *p) {
 		if (!strncmp(p, key, n) && p[n] == ' ')
-			return strtoull(p + n + 1, NULL, 16);
+			return p + n + 1;
 		p = strchr(p, '\n');
 		if (p)
 			p++;
 	}
-	return ~0ULL;
+	return NULL;
+}
+
+/* Value of the "key HEX" line, or ~0 if absent. */
+static inline unsigned long long hex_line(const struct run_result *r, const char *key)
+{
+	const char *v = line_value(r, key);
+
+	return v ? strtoull(v, NULL, 16) : ~0ULL;
+}
+
+/* Value of the "key N" line (decimal), or -12345 if absent. */
+static inline long long dec_line(const struct run_result *r, const char *key)
+{
+	const char *v = line_value(r, key);
+
+	return v ? strtoll(v, NULL, 10) : -12345;
 }
 
 /* Number of "fd N" lines: the fds the child started with. */

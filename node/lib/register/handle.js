@@ -18,7 +18,7 @@ const { plan } = require('./route');
 const { start } = require('./start');
 const { signalName } = require('../signals');
 const stats = require('./stats');
-const { childNice } = require('./options');
+const { childNice, childPolicy, childSliceNs } = require('./options');
 
 const ESRCH = -3;
 // EACCES, EAGAIN, ENOENT: 'error' events for which Node goes on to make
@@ -59,7 +59,7 @@ class SkProcess {
     if (p.reason) return this._spawnStock(options, p.reason);
     const res = start(options, (t) => native.compatSpawn(t, options.args ?? [],
       options.envPairs ?? [], options.cwd || null, p.spec, !!options.detached,
-      (code, sig) => this._onExit(code, sig), (err) => this._onSpawn(err), childNice()));
+      (code, sig) => this._onExit(code, sig), (err) => this._onSpawn(err), childNice(), childPolicy(), childSliceNs()));
     if (res.fallback) return this._spawnStock(options, res.fallback);
     stats.routed();
     let fds;

@@ -15,6 +15,14 @@ async function main(): Promise<void> {
   void nice;
   // @ts-expect-error: childNice is a number
   registerOptions({ childNice: '10' });
+  const pol: 'other' | 'batch' | 'idle' | null = registerOptions({ childPolicy: 'idle', loopSliceMs: 8 }).childPolicy;
+  const slice: number = registerOptions({ childPolicy: null, childSliceMs: 8 }).loopSliceMs;
+  void pol;
+  void slice;
+  // @ts-expect-error: not a policy register sets
+  registerOptions({ childPolicy: 'fifo' });
+  // @ts-expect-error: loopSliceMs is a number
+  registerOptions({ loopSliceMs: '8' });
   const t = new Template('rg');
   const child: SpawnkitChild = t.spawn(['--version'], { cwd: '/tmp', timeout: 1000, killTree: true });
   child.stdout?.on('data', (d: Buffer) => d.length);
@@ -42,6 +50,7 @@ async function main(): Promise<void> {
     rlimits: { nofile: 1024, core: 0, nproc: [64, 128], as: Infinity },
     umask: 0o022,
     nice: 5,
+    schedPolicy: 'idle',
     cgroup: '/sys/fs/cgroup/agent',
     signal: ac.signal,
   });
