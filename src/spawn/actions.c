@@ -186,14 +186,21 @@ int sk_actions_copy_in_own(uint64_t uactions, uint64_t n, int own_array,
 	return 0;
 }
 
-int sk_actions_cgroup_fd(const struct sk_action *a, unsigned int n)
+int sk_actions_find(const struct sk_action *a, unsigned int n, int type)
 {
 	unsigned int i;
 
 	for (i = 0; i < n; i++)
-		if (a[i].type == SPAWN_TEMPLATE_ACTION_CGROUP)
-			return a[i].fd;
+		if ((int)a[i].type == type)
+			return (int)i;
 	return -1;
+}
+
+int sk_actions_cgroup_fd(const struct sk_action *a, unsigned int n)
+{
+	int i = sk_actions_find(a, n, SPAWN_TEMPLATE_ACTION_CGROUP);
+
+	return i < 0 ? -1 : a[i].fd;
 }
 
 int sk_actions_have_ext(const struct sk_action *a, unsigned int n)

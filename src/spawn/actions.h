@@ -74,6 +74,9 @@ int sk_actions_copy_in_own(uint64_t uactions, uint64_t n, int own_array,
  */
 int sk_actions_check_dirs(const struct sk_action *a, unsigned int n);
 
+/* The index of the first action of the given type, or -1 if none. */
+int sk_actions_find(const struct sk_action *a, unsigned int n, int type);
+
 /*
  * The fd of the spawn's CGROUP action, or -1 if none (copy_in has made sure
  * there is at most one).

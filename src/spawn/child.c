@@ -220,10 +220,11 @@ static long add_nice(int inc)
  * without reset-on-fork (what a plain fork gives), the default otherwise
  * (spawnkit_thread_set_slice() sets reset-on-fork).  Changing the slice is
  * not this action's business, and an idle task's slice rarely matters: any
- * normal task's wake-up preempts it.  It runs after the sched hold's
- * SCHED_OTHER (sk_sched_hold_child, before every action), so it is the
- * policy the program gets; with NICE the order does not matter (the nice
- * value is kept across the change, SCHED_IDLE only ignores it).
+ * normal task's wake-up preempts it.  With this action the sched hold's
+ * SCHED_OTHER step is skipped (user_backend.c): the child stays SCHED_BATCH
+ * until here, and this is the policy the program gets.  With NICE the
+ * order does not matter (the nice value is kept across the change,
+ * SCHED_IDLE only ignores it).
  */
 static long set_policy(int policy)
 {

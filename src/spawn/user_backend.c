@@ -392,7 +392,15 @@ static pid_t spawn_common(struct spawnkit_template *t,
 	/* A start that runs on keeps its CPU: the child must not preempt it. */
 	if (s)
 		sk_sched_hold_begin(&hold);
-	ctx->sched_restore = hold.held;
+	/*
+	 * The child's first step gives it SCHED_OTHER back, unless an action
+	 * sets its policy anyway: then it stays SCHED_BATCH until that action
+	 * (a SCHED_IDLE tool never competes with its caller as a normal task,
+	 * and makes one system call less).  NICE and SCHED_SLICE work the same
+	 * under SCHED_BATCH.
+	 */
+	ctx->sched_restore = hold.held &&
+		sk_actions_find(actions, ctx->nr_actions, SPAWN_TEMPLATE_ACTION_SCHED_POLICY) < 0;
 	pid = start_child(ctx, &pidfd, child_stack, stack_size,
 			  !(args->flags & SK_SPAWN_NO_PIDFD), cgroup_fd);
 	sk_sched_hold_end(&hold);
