@@ -11,25 +11,19 @@
 #ifndef SPAWNKIT_ACTIONS_H
 #define SPAWNKIT_ACTIONS_H
 
-#include <sched.h>
 #include <stdint.h>
-#include <spawnkit/spawn_template.h>
+#include <spawnkit/spawnkit.h>
 
-#ifndef SCHED_BATCH
-#define SCHED_BATCH	3
-#endif
-#ifndef SCHED_IDLE
-#define SCHED_IDLE	5
-#endif
+#include "common/sched_attr.h"
 
 /* NICE's increment is within +-SK_NICE_SPAN: the whole range of nice
  * values (-20..19) is that wide, so any larger one is a clamp or a bug. */
 #define SK_NICE_SPAN	39
 
 /* SCHED_SLICE's slice in ns, when not 0: the kernel's range of custom
- * slices (SPAWNKIT_THREAD_SLICE_MIN/_MAX). */
-#define SK_SLICE_MIN	100000
-#define SK_SLICE_MAX	100000000
+ * slices, as spawnkit_thread_set_slice() takes it (an int action field). */
+#define SK_SLICE_MIN	((int32_t)SPAWNKIT_THREAD_SLICE_MIN)
+#define SK_SLICE_MAX	((int32_t)SPAWNKIT_THREAD_SLICE_MAX)
 
 /* SCHED_POLICY's policy: SCHED_OTHER, SCHED_BATCH or SCHED_IDLE, the
  * ones that need no privilege and no other parameter (the kernel's

@@ -233,34 +233,6 @@ static long set_policy(int policy)
 	return sk_syscall3(SYS_sched_setscheduler, 0, policy, &zero);
 }
 
-/*
- * The slice alone, under the policy the child has now and its nice value
- * (sched_setattr takes both, so both are read first).  An idle task's slice
- * the kernel leaves as it is, silently: EINVAL instead, the action belongs
- * before SCHED_POLICY's SCHED_IDLE (which then keeps the slice).  A kernel
- * without custom slices would take the value silently too; it reports a
- * fair task's sched_runtime as 0 (6.12 and later: the slice), so
- * EOPNOTSUPP then, before anything changed.
- */
-static long set_slice(uint32_t ns)
-{
-	struct sk_sched_attr attr = { .size = sizeof(attr) };
-	long ret = sk_syscall4(SYS_sched_getattr, 0, &attr, sizeof(attr), 0);
-
-	if (ret < 0)
-		return ret;
-	if (attr.sched_policy != SCHED_OTHER && attr.sched_policy != SK_SCHED_BATCH)
-		return -EINVAL;
-	if (!attr.sched_runtime)
-		return -EOPNOTSUPP;	/* before 6.12: no slice reported */
-	attr.size = sizeof(attr);
-	attr.sched_flags = 0;	/* the child's own reset-on-fork is 0 */
-	attr.sched_runtime = ns;
-	attr.sched_priority = 0;
-	attr.sched_deadline = attr.sched_period = 0;
-	return sk_syscall3(SYS_sched_setattr, 0, &attr, 0);
-}
-
 /* spawnkit's extension actions: process attributes, no fd work.  CGROUP
  * was done by clone3 before the child ran. */
 static long run_ext_action(const struct sk_action *a)
@@ -287,7 +259,10 @@ static long run_ext_action(const struct sk_action *a)
 	case SPAWN_TEMPLATE_ACTION_SCHED_POLICY:
 		return set_policy(a->fd);
 	case SPAWN_TEMPLATE_ACTION_SCHED_SLICE:
-		return set_slice((uint32_t)a->fd);
+		/* under the policy the child has now: EINVAL once SCHED_IDLE,
+		 * so it belongs before SCHED_POLICY's SCHED_IDLE (which keeps
+		 * the slice); the child's own reset-on-fork flag stays 0 */
+		return sk_sched_set_slice((uint32_t)a->fd, 0);
 	}
 	return -EINVAL;	/* the parent checked the type: not reached */
 }

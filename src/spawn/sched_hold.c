@@ -30,17 +30,9 @@
  * The vfork-style spawn does not do this: its caller waits for the exec
  * anyway, and the child running first is what ends that wait soonest.
  */
-#include <sched.h>
-
+#include "common/sched_attr.h"
 #include "common/sys.h"
 #include "spawn/sched_hold.h"
-
-#ifndef SCHED_BATCH
-#define SCHED_BATCH	3
-#endif
-#ifndef SCHED_RESET_ON_FORK
-#define SCHED_RESET_ON_FORK	0x40000000
-#endif
 
 void sk_sched_hold_begin(struct sk_sched_hold *h)
 {

@@ -29,37 +29,20 @@
 
 SK_EXPORT int spawnkit_kernel_has_custom_slices(void)
 {
-	struct sk_sched_attr attr = { .size = sizeof(attr) };
+	struct sk_sched_attr attr;
 
 	/* (a real-time or deadline thread reports no slice either way) */
-	if (sk_syscall4(SYS_sched_getattr, 0, &attr, sizeof(attr), 0) < 0)
+	if (sk_sched_getattr_self(&attr) < 0)
 		return 0;
 	return attr.sched_runtime != 0;
 }
 
 SK_EXPORT int spawnkit_thread_set_slice(uint64_t slice_ns)
 {
-	struct sk_sched_attr attr = { .size = sizeof(attr) };
-	long ret;
-
 	if (slice_ns && (slice_ns < SPAWNKIT_THREAD_SLICE_MIN ||
 			 slice_ns > SPAWNKIT_THREAD_SLICE_MAX))
 		return -EINVAL;
-	/* pid 0: the calling thread, as for sched_setattr */
-	ret = sk_syscall4(SYS_sched_getattr, 0, &attr, sizeof(attr), 0);
-	if (ret < 0)
-		return (int)ret;
-	/* Real-time and deadline threads have no slice, and the kernel leaves
-	 * a SCHED_IDLE thread's as it is (sched_setattr says 0 all the same) */
-	if (attr.sched_policy != SCHED_OTHER && attr.sched_policy != SK_SCHED_BATCH)
-		return -EINVAL;
-	if (!attr.sched_runtime)
-		return -EOPNOTSUPP;	/* before 6.12: no custom slices */
-	attr.size = sizeof(attr);
-	attr.sched_flags = SK_SCHED_FLAG_RESET_ON_FORK;	/* and nothing else */
-	attr.sched_priority = 0;
-	attr.sched_runtime = slice_ns;	/* 0: the default slice back */
-	attr.sched_deadline = attr.sched_period = 0;
-	ret = sk_syscall3(SYS_sched_setattr, 0, &attr, 0);
-	return ret < 0 ? (int)ret : 0;
+	/* the calling thread's policy and nice value kept, reset-on-fork and
+	 * nothing else in the flags; 0: the default slice back */
+	return (int)sk_sched_set_slice(slice_ns, SK_SCHED_FLAG_RESET_ON_FORK);
 }
